@@ -1,0 +1,1 @@
+"""The rulelang grammar, shipped inside the installed package as ``rulelang.grammar``."""

@@ -1,0 +1,154 @@
+"""Diagnostics as data: one type, one registry of codes, and the ways to present them."""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import json
+from collections.abc import Callable, Iterable
+
+import attrs
+
+from .source import Span
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@attrs.frozen
+class Code:
+    """A registered diagnostic code: ``code`` (E101), kebab-case ``name`` and the explanation."""
+
+    code: str
+    name: str
+    severity: Severity
+    explanation: str
+
+
+# Bands: E0xx syntax, E1xx names, E2xx types, E3xx structure, W4xx lint warnings, R5xx runtime faults.
+CODES: dict[str, Code] = {}
+
+
+def register(code: str, name: str, explanation: str) -> Code:
+    """Register a code; the band letter sets the severity (W is a warning, anything else an error)."""
+    severity = Severity.WARNING if code.startswith("W") else Severity.ERROR
+    entry = Code(code, name, severity, explanation.strip())
+    CODES[code] = entry
+    return entry
+
+
+def check(code: str, name: str) -> Callable[[Callable], Callable]:
+    """Decorator for a check function: its docstring is what ``rulelang explain CODE`` prints."""
+
+    def decorate(function: Callable) -> Callable:
+        register(code, name, function.__doc__ or name)
+        function.code = code
+        return function
+
+    return decorate
+
+
+@attrs.frozen
+class Diagnostic:
+    """One problem found in a rules file: a code, a message, where, and what might fix it."""
+
+    code: str
+    message: str
+    span: Span | None = attrs.field(default=None, eq=False)
+    notes: tuple[str, ...] = ()
+    help: str | None = None
+
+    @property
+    def severity(self) -> Severity:
+        entry = CODES.get(self.code)
+        return entry.severity if entry else Severity.ERROR
+
+    @property
+    def name(self) -> str:
+        entry = CODES.get(self.code)
+        return entry.name if entry else "unknown"
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+class RulesError(Exception):
+    """Raised by the public API when a rules file has errors; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(render_concise(d) for d in self.diagnostics))
+
+
+class RuntimeFault(Exception):
+    """A fault in a rules file found while playing: carries one diagnostic naming the rule."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+        super().__init__(render_concise(diagnostic))
+
+
+def similar_names(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+    """Names close to a misspelt one, best first."""
+    return difflib.get_close_matches(name, sorted(set(candidates)), n=limit, cutoff=0.6)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A help line suggesting similar names, or None when nothing is close."""
+    close = similar_names(name, candidates)
+    if not close:
+        return None
+    return "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+
+
+def _location(diagnostic: Diagnostic) -> str:
+    return diagnostic.span.where() if diagnostic.span else "<unknown>"
+
+
+def render_concise(diagnostic: Diagnostic) -> str:
+    """``path:line:col: CODE message``, one line."""
+    return f"{_location(diagnostic)}: {diagnostic.code} {diagnostic.message}"
+
+
+def render_full(diagnostic: Diagnostic) -> str:
+    """The rustc-style report: title, place, the source line with a caret under the span, help."""
+    lines = [f"{diagnostic.severity.value}[{diagnostic.code}]: {diagnostic.message}"]
+    span = diagnostic.span
+    if span is not None:
+        lines.append(f"  --> {span.where()}")
+        text = span.source.line_text(span.line)
+        gutter = " " * len(str(span.line))
+        width = span.end_column - span.column if span.end_line == span.line else len(text) - span.column + 1
+        lines.append(f"{gutter} |")
+        lines.append(f"{span.line} | {text}")
+        lines.append(f"{gutter} | {' ' * (span.column - 1)}{'^' * max(1, width)}")
+    for note in diagnostic.notes:
+        lines.append(f"  = note: {note}")
+    if diagnostic.help:
+        lines.append(f"  = help: {diagnostic.help}")
+    return "\n".join(lines)
+
+
+def to_json_object(diagnostic: Diagnostic) -> dict:
+    """A JSON-ready dict with every field of the diagnostic."""
+    span = diagnostic.span
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "severity": diagnostic.severity.value,
+        "message": diagnostic.message,
+        "path": span.path if span else None,
+        "line": span.line if span else None,
+        "column": span.column if span else None,
+        "end_line": span.end_line if span else None,
+        "end_column": span.end_column if span else None,
+        "notes": list(diagnostic.notes),
+        "help": diagnostic.help,
+    }
+
+
+def render_json(diagnostics: Iterable[Diagnostic]) -> str:
+    return json.dumps([to_json_object(d) for d in diagnostics], indent=2)

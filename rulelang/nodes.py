@@ -1,0 +1,469 @@
+"""The syntax tree: one frozen class per grammar rule; spans never take part in equality."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .source import Span
+
+
+def _span() -> Any:
+    return attrs.field(default=None, eq=False, repr=False, kw_only=True)
+
+
+@attrs.frozen
+class Node:
+    """Base of every syntax node; ``span`` says where in which file it was written."""
+
+    span: Span | None = _span()
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@attrs.frozen
+class Literal(Node):
+    """A number, string, true/false, none, or ``empty`` (the empty collection)."""
+
+    value: Any
+
+
+@attrs.frozen
+class EmptyLiteral(Node):
+    """``empty``: the empty collection, as in ``cup is empty``."""
+
+
+@attrs.frozen
+class Name(Node):
+    """A bare name: a zone, kind, option, counter, variable, face label or built-in."""
+
+    id: str
+
+
+@attrs.frozen
+class Attribute(Node):
+    """``obj.name``: an attribute of a piece, or of each piece of a collection."""
+
+    obj: Node
+    name: str
+
+
+@attrs.frozen
+class Call(Node):
+    """``func(args...)``: a built-in function or a ``define``."""
+
+    func: str
+    args: tuple[Node, ...]
+
+
+@attrs.frozen
+class Index(Node):
+    """``obj[i]``: the i-th item (0-based) of a collection."""
+
+    obj: Node
+    index: Node
+
+
+@attrs.frozen
+class Of(Node):
+    """``left of right``: a per-player zone or counter of a player (or of each of several)."""
+
+    left: Node
+    right: Node
+
+
+@attrs.frozen
+class Filter(Node):
+    """``source where cond``: the items of source for which cond holds (cond sees their attributes)."""
+
+    source: Node
+    cond: Node
+
+
+@attrs.frozen
+class Conditional(Node):
+    """``then if cond else otherwise``."""
+
+    then: Node
+    cond: Node
+    otherwise: Node
+
+
+@attrs.frozen
+class BoolOp(Node):
+    """``left and right`` / ``left or right``."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@attrs.frozen
+class Not(Node):
+    operand: Node
+
+
+@attrs.frozen
+class Negate(Node):
+    operand: Node
+
+
+@attrs.frozen
+class Compare(Node):
+    """A comparison: ``== != < <= > >= in, not in, is, is not``."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@attrs.frozen
+class Binary(Node):
+    """Arithmetic (``+ - * / %``); ``+`` also joins collections."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@attrs.frozen
+class ListExpr(Node):
+    items: tuple[Node, ...]
+
+
+# ---------------------------------------------------------------- statements
+
+
+@attrs.frozen
+class Rule(Node):
+    """``rule name: ...``: a named rule; every event its statements cause carries its name."""
+
+    name: str
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class Roll(Node):
+    """``roll dice``: a chance node rolling every die of a zone or collection."""
+
+    dice: Node
+
+
+@attrs.frozen
+class Move(Node):
+    """``move what to zone [at bottom|at top]``."""
+
+    what: Node
+    to: Node
+    place: str | None = None
+
+
+@attrs.frozen
+class Create(Node):
+    """``create [count] kind in zone``: new pieces (all of a kind's generated pieces without count)."""
+
+    count: Node | None
+    kind: str
+    into: Node
+
+
+@attrs.frozen
+class Let(Node):
+    """``let name = value``: a new variable of the section being run."""
+
+    name: str
+    value: Node
+
+
+@attrs.frozen
+class Target(Node):
+    """What an assignment changes: a variable or counter, optionally ``of`` a player."""
+
+    name: str
+    owner: Node | None = None
+
+
+@attrs.frozen
+class Assign(Node):
+    """``target = value``, ``target += value``, ``target -= value``."""
+
+    target: Target
+    op: str
+    value: Node
+
+
+@attrs.frozen
+class Break(Node):
+    """``break``: leave the innermost ``repeat``, ``while`` or ``for each``."""
+
+
+@attrs.frozen
+class Pass(Node):
+    """``pass``: do nothing."""
+
+
+@attrs.frozen
+class EndTurn(Node):
+    """``end turn``: the current turn ends at once."""
+
+
+@attrs.frozen
+class EndGame(Node):
+    """``end game``: the game ends at once; the winner rules decide."""
+
+
+@attrs.frozen
+class Do(Node):
+    """``do procedure``."""
+
+    name: str
+
+
+@attrs.frozen
+class TakeTurns(Node):
+    """``each player takes a turn``: every player, in seat order, runs the ``turn`` section."""
+
+
+@attrs.frozen
+class Doc(Node):
+    """A string on its own line: the rule's description."""
+
+    text: str
+
+
+@attrs.frozen
+class GameEnds(Node):
+    """``game ends [after a round] when cond`` (in the ``end`` section)."""
+
+    cond: Node
+    after_round: bool = False
+
+
+@attrs.frozen
+class Criterion(Node):
+    """``most expr`` / ``least expr`` (in the ``winner`` section), evaluated for each ``player``."""
+
+    direction: str
+    value: Node
+
+
+@attrs.frozen
+class If(Node):
+    """``if``/``elif``/``else``: ``branches`` holds (condition, body) pairs."""
+
+    branches: tuple[tuple[Node, tuple[Node, ...]], ...]
+    otherwise: tuple[Node, ...] = ()
+
+
+@attrs.frozen
+class Repeat(Node):
+    """``repeat:``: run the body again and again until ``break``."""
+
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class While(Node):
+    cond: Node
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class ForEach(Node):
+    """``for each name in items:``."""
+
+    var: str
+    items: Node
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class Choose(Node):
+    """``choose name from options [where cond] [by player] [as "prompt"]`` + ``otherwise:``."""
+
+    var: str
+    options: Node
+    where: Node | None = None
+    chooser: Node | None = None
+    prompt: str | None = None
+    otherwise: tuple[Node, ...] | None = None
+
+
+@attrs.frozen
+class Branch(Node):
+    """One labelled option of ``choose:``, offered only when its condition holds."""
+
+    label: str
+    cond: Node | None
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class ChooseBranch(Node):
+    """``choose [by player] [as "prompt"]:`` with labelled branches."""
+
+    branches: tuple[Branch, ...]
+    chooser: Node | None = None
+    prompt: str | None = None
+
+
+# ---------------------------------------------------------------- declarations
+
+
+@attrs.frozen
+class Extends(Node):
+    """``extends "base.rules"``: this file is a variant of another."""
+
+    path: str
+
+
+@attrs.frozen
+class GameDecl(Node):
+    """``game "Name":`` with the player range, turn limit and description."""
+
+    name: str
+    min_players: int | None = None
+    max_players: int | None = None
+    turn_limit: int | None = None
+    doc: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class OptionDecl(Node):
+    """``option name = default`` with a description: a setting the command line can change."""
+
+    name: str
+    default: Any
+    doc: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Face(Node):
+    """One face of a die: its label and value (a number label is its own value)."""
+
+    label: Any
+    value: int | None = None
+
+
+@attrs.frozen
+class AttrDecl(Node):
+    """``name = expr``: an attribute of a component, computed from its other attributes."""
+
+    name: str
+    value: Node
+
+
+@attrs.frozen
+class DieDecl(Node):
+    """``die name:``: a kind of die with its faces and attributes."""
+
+    name: str
+    faces: tuple[Face, ...]
+    attrs: tuple[AttrDecl, ...] = ()
+
+
+@attrs.frozen
+class Generator(Node):
+    """``each name in values``: one dimension of a piece kind's set of pieces."""
+
+    name: str
+    values: tuple[Any, ...]
+
+
+@attrs.frozen
+class PieceDecl(Node):
+    """``tile|card|token|piece name:``: a kind of piece, its pieces and attributes."""
+
+    category: str
+    name: str
+    generators: tuple[Generator, ...] = ()
+    count: int | None = None
+    attrs: tuple[AttrDecl, ...] = ()
+
+
+@attrs.frozen
+class ZoneDecl(Node):
+    """``zone name: owner kind [sorted by attr] visibility``."""
+
+    name: str
+    per_player: bool
+    kind: str
+    visibility: str
+    sort_key: str | None = None
+
+
+@attrs.frozen
+class CounterDecl(Node):
+    """``counter name: shared|per player = initial``."""
+
+    name: str
+    per_player: bool
+    initial: Node
+
+
+@attrs.frozen
+class DefineDecl(Node):
+    """``define name(params) = expr``: a named expression."""
+
+    name: str
+    params: tuple[str, ...] | None
+    value: Node
+
+
+@attrs.frozen
+class Section(Node):
+    """``setup:``, ``round:``, ``turn:``, ``end:`` or ``winner:``, holding rules."""
+
+    kind: str
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class ProcedureDecl(Node):
+    """``procedure name:``: statements run by ``do name``."""
+
+    name: str
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class InvariantDecl(Node):
+    """``invariant name: cond``: must hold after every step; checked by tests and ``--check``."""
+
+    name: str
+    cond: Node
+
+
+@attrs.frozen
+class ReplaceRule(Node):
+    """``replace rule name:`` (in a variant): a new body for a base rule."""
+
+    name: str
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class RemoveRule(Node):
+    """``remove rule name`` (in a variant)."""
+
+    name: str
+
+
+@attrs.frozen
+class AddRule(Node):
+    """``add rule name before|after anchor:`` (in a variant)."""
+
+    name: str
+    place: str
+    anchor: str
+    body: tuple[Node, ...]
+
+
+@attrs.frozen
+class RulesFile(Node):
+    """A parsed ``.rules`` file: its declarations in order."""
+
+    path: str
+    items: tuple[Node, ...]

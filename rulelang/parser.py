@@ -1,0 +1,589 @@
+"""Parsing: rules text to the syntax tree of rulelang.nodes, or syntax diagnostics."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.indenter import Indenter
+from lark.lexer import PatternStr
+
+from . import nodes as n
+from .diagnostics import Diagnostic, register
+from .source import Source, Span
+
+register("E001", "unexpected-token", """
+A word or symbol stands where the grammar does not allow it. The message lists what could
+stand there instead. Check the line above too: a missing `:` or an unclosed `(` often shows
+up on the next line.
+""")
+register("E002", "unexpected-character", """
+A character that is not part of the language (for instance `;` or `{`). Names are letters,
+digits and `_`; strings use double quotes.
+""")
+register("E003", "bad-indentation", """
+A line is indented to a depth that matches no enclosing block. Blocks are indented under the
+line that opens them (the one ending with `:`), and a block ends when the indentation returns
+to an outer level.
+""")
+register("E004", "unexpected-end", """
+The file ends while a block or a bracket is still open.
+""")
+
+
+def _grammar_text() -> str:
+    try:
+        return resources.files("rulelang.grammar").joinpath("rulelang.lark").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        # Running from a checkout that was not installed: the grammar sits beside the package.
+        return (Path(__file__).resolve().parent.parent / "grammar" / "rulelang.lark").read_text("utf-8")
+
+
+class _BadIndent(Exception):
+    def __init__(self, offset: int):
+        self.offset = offset
+
+
+class RulesIndenter(Indenter):
+    """Turns indentation into _INDENT/_DEDENT tokens; a bad dedent names its position."""
+
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+    def handle_NL(self, token: Token):
+        if self.paren_level > 0:
+            return
+        yield token
+        indent_str = token.rsplit("\n", 1)[1]
+        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+        if indent > self.indent_level[-1]:
+            self.indent_level.append(indent)
+            yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
+        else:
+            while indent < self.indent_level[-1]:
+                self.indent_level.pop()
+                yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
+            if indent != self.indent_level[-1]:
+                raise _BadIndent(token.end_pos)
+
+
+@functools.cache
+def _lark() -> Lark:
+    return Lark(
+        _grammar_text(),
+        parser="lalr",
+        postlex=RulesIndenter(),
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+_TOKEN_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "SIGNED_INT": "a number",
+    "STRING": "a string",
+    "_NL": "the end of the line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the block",
+    "$END": "the end of the file",
+}
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TOKEN_WORDS:
+        return _TOKEN_WORDS[name]
+    for terminal in _lark().terminals:
+        if terminal.name == name and isinstance(terminal.pattern, PatternStr):
+            return f"`{terminal.pattern.value}`"
+    return name.lower()
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "_NL":
+        return "the end of the line"
+    if token.type == "_INDENT":
+        return "an indented block"
+    if token.type == "_DEDENT":
+        return "the end of a block"
+    if token.type == "$END":
+        return "the end of the file"
+    return f"`{token.value}`"
+
+
+def _expected_words(expected: set[str]) -> str:
+    words = sorted({_describe_terminal(t) for t in expected if not t.startswith("__")})
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+# Labelled examples of common mistakes (Lark's match_examples): the label is the message.
+_MISTAKES = {
+    "a `:` is missing at the end of the line that opens this block": [
+        "setup\n  pass\n",
+        "turn\n  rule x:\n    pass\n",
+        "die d\n  faces 1 to 6\n",
+        "turn:\n  rule x\n    pass\n",
+        "turn:\n  repeat\n    break\n",
+        "turn:\n  if true\n    pass\n",
+    ],
+    "`=` is the assignment; to compare, write `==`": [
+        "turn:\n  if x = 1:\n    pass\n",
+    ],
+}
+
+
+def _match_mistake(error: UnexpectedInput, text: str) -> str | None:
+    try:
+        return error.match_examples(_lark().parse, _MISTAKES, use_accepts=True)
+    except Exception:  # a mismatch in matching must never hide the real error
+        return None
+
+
+def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnostic:
+    if isinstance(error, _BadIndent):
+        end = source.text.find("\n", error.offset)
+        return Diagnostic(
+            "E003",
+            "this line's indentation matches no enclosing block",
+            source.span(error.offset, end if end >= 0 else len(source.text)),
+            help="indent it exactly as deep as the lines of the block it belongs to",
+        )
+    if isinstance(error, UnexpectedCharacters):
+        offset = error.pos_in_stream
+        return Diagnostic(
+            "E002",
+            f"unexpected character `{text[offset]}`",
+            source.span(offset, offset + 1),
+            help="names use letters, digits and `_`; strings use double quotes" if text[offset] != "'" else
+            "strings use double quotes",
+        )
+    assert isinstance(error, UnexpectedInput)
+    token = getattr(error, "token", None)
+    label = _match_mistake(error, text)
+    expected = getattr(error, "expected", None) or set()
+    if isinstance(error, UnexpectedEOF) or (token is not None and token.type == "$END"):
+        offset = len(source.text)
+        return Diagnostic("E004", "the file ends inside an unfinished block or bracket",
+                          source.span(max(0, offset - 1), offset),
+                          help=f"expected {_expected_words(expected)}" if expected else None)
+    assert isinstance(error, UnexpectedToken)
+    start = token.start_pos if token.start_pos is not None else 0
+    end = token.end_pos if token.end_pos is not None else start + 1
+    if token.type in ("_NL", "_DEDENT", "_INDENT"):
+        # Point at the end of the line where something was missing, not at the next line.
+        start = start if token.type == "_NL" else max(0, text.rfind("\n", 0, start))
+        end = start + 1
+        if token.type == "_INDENT":
+            line_start = text.find("\n", start) + 1
+            start, end = line_start, line_start + max(1, len(token.value))
+    message = f"unexpected {_describe_token(token)}; expected {_expected_words(expected)}"
+    if label:
+        return Diagnostic("E001", f"unexpected {_describe_token(token)}", source.span(start, end), help=label)
+    return Diagnostic("E001", message, source.span(start, end))
+
+
+def _unquote(token: str) -> str:
+    body = token[1:-1]
+    return body.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+
+
+@v_args(meta=True)
+class AstBuilder(Transformer):
+    """Turns Lark's parse tree into rulelang.nodes; one method per grammar rule."""
+
+    def __init__(self, source: Source):
+        super().__init__()
+        self.source = source
+
+    def _span(self, meta) -> Span | None:
+        if getattr(meta, "empty", True):
+            return None
+        return Span(self.source, meta.start_pos, meta.end_pos)
+
+    def _tok_span(self, token: Token) -> Span:
+        return Span(self.source, token.start_pos, token.end_pos)
+
+    # -- file and declarations
+    def start(self, meta, children):
+        return n.RulesFile(self.source.path, tuple(children), span=self._span(meta))
+
+    def extends_decl(self, meta, children):
+        return n.Extends(_unquote(children[0]), span=self._span(meta))
+
+    def game_decl(self, meta, children):
+        fields: dict = {"doc": ()}
+        for item in children[1:]:
+            kind, *values = item
+            if kind == "players":
+                fields["min_players"], fields["max_players"] = values
+            elif kind == "limit":
+                fields["turn_limit"] = values[0]
+            else:
+                fields["doc"] = fields["doc"] + (values[0],)
+        return n.GameDecl(_unquote(children[0]), span=self._span(meta), **fields)
+
+    def players_item(self, meta, children):
+        return ("players", int(children[0]), int(children[1]))
+
+    def turn_limit_item(self, meta, children):
+        return ("limit", int(children[0]))
+
+    def doc_item(self, meta, children):
+        return ("doc", _unquote(children[0]))
+
+    def option_decl(self, meta, children):
+        name, default, *doc = children
+        return n.OptionDecl(str(name), default.value, tuple(doc), span=self._span(meta))
+
+    def doc_line(self, meta, children):
+        return _unquote(children[0])
+
+    def die_decl(self, meta, children):
+        name, *items = children
+        faces: list[n.Face] = []
+        attrs_: list[n.AttrDecl] = []
+        for item in items:
+            if isinstance(item, n.AttrDecl):
+                attrs_.append(item)
+            else:
+                faces.extend(item)
+        return n.DieDecl(str(name), tuple(faces), tuple(attrs_), span=self._span(meta))
+
+    def faces_item(self, meta, children):
+        faces: list[n.Face] = []
+        for child in children:
+            faces.extend(child if isinstance(child, list) else [child])
+        return faces
+
+    def face(self, meta, children):
+        label, value = children
+        label_value = int(label) if label.type == "INT" else str(label)
+        return n.Face(label_value, value, span=self._span(meta))
+
+    def face_range(self, meta, children):
+        low, high = int(children[0]), int(children[1])
+        return [n.Face(v, None, span=self._span(meta)) for v in range(low, high + 1)]
+
+    def piece_decl(self, meta, children):
+        category, name, *items = children
+        generators: list[n.Generator] = []
+        attrs_: list[n.AttrDecl] = []
+        count = None
+        for item in items:
+            if isinstance(item, n.AttrDecl):
+                attrs_.append(item)
+            elif isinstance(item, int):
+                count = item
+            else:
+                generators.extend(item)
+        return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_),
+                           span=self._span(meta))
+
+    def piece_category(self, meta, children):
+        return str(children[0])
+
+    def each_item(self, meta, children):
+        return list(children)
+
+    def generator(self, meta, children):
+        return n.Generator(str(children[0]), children[1], span=self._span(meta))
+
+    def count_item(self, meta, children):
+        return int(children[0])
+
+    def value_list(self, meta, children):
+        values: list = []
+        for child in children:
+            if isinstance(child, list):
+                values.extend(child)
+            elif isinstance(child, Token):
+                values.append(_unquote(child) if child.type == "STRING" else str(child))
+            else:
+                values.append(child)
+        return tuple(values)
+
+    def value_range(self, meta, children):
+        return list(range(int(children[0]), int(children[1]) + 1))
+
+    def signed_int(self, meta, children):
+        return int("".join(str(c) for c in children))
+
+    def attr_item(self, meta, children):
+        return n.AttrDecl(str(children[0]), children[1], span=self._span(meta))
+
+    def zone_decl(self, meta, children):
+        name, *props = children
+        fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None}
+        for prop in props:
+            words = [str(t) for t in prop]
+            if words[0] == "shared":
+                fields["per_player"] = False
+            elif words[0] == "per":
+                fields["per_player"] = True
+            elif words[0] == "sorted":
+                fields["sort_key"] = words[2]
+            elif words[0] in ("public", "hidden", "owner", "top"):
+                fields["visibility"] = " ".join(words)
+            else:
+                fields["kind"] = words[0]
+        return n.ZoneDecl(str(name), span=self._span(meta), **fields)
+
+    def zone_prop(self, meta, children):
+        return children
+
+    def counter_decl(self, meta, children):
+        name, owner, initial = children
+        return n.CounterDecl(str(name), owner == "per player", initial, span=self._span(meta))
+
+    def counter_owner(self, meta, children):
+        return " ".join(str(t) for t in children)
+
+    def define_decl(self, meta, children):
+        name, params, value = children
+        return n.DefineDecl(str(name), params, value, span=self._span(meta))
+
+    def params(self, meta, children):
+        return tuple(str(c) for c in children if c is not None)
+
+    def section(self, meta, children):
+        kind, *body = children
+        return n.Section(kind, tuple(body), span=self._span(meta))
+
+    def section_kind(self, meta, children):
+        return str(children[0])
+
+    def procedure_decl(self, meta, children):
+        name, *body = children
+        return n.ProcedureDecl(str(name), tuple(body), span=self._span(meta))
+
+    def invariant_decl(self, meta, children):
+        return n.InvariantDecl(str(children[0]), children[1], span=self._span(meta))
+
+    def replace_rule(self, meta, children):
+        return n.ReplaceRule(str(children[0]), children[1], span=self._span(meta))
+
+    def remove_rule(self, meta, children):
+        return n.RemoveRule(str(children[0]), span=self._span(meta))
+
+    def add_rule(self, meta, children):
+        name, place, anchor, body = children
+        return n.AddRule(str(name), place, str(anchor), body, span=self._span(meta))
+
+    def rule_place(self, meta, children):
+        return str(children[0])
+
+    # -- statements
+    def block(self, meta, children):
+        return tuple(children)
+
+    def roll_stmt(self, meta, children):
+        return n.Roll(children[0], span=self._span(meta))
+
+    def move_stmt(self, meta, children):
+        what, to, place = children
+        return n.Move(what, to, place, span=self._span(meta))
+
+    def move_place(self, meta, children):
+        return str(children[1])
+
+    def create_stmt(self, meta, children):
+        count, kind, into = children
+        if isinstance(count, Token):
+            count = n.Literal(int(count), span=self._tok_span(count))
+        return n.Create(count, str(kind), into, span=self._span(meta))
+
+    def let_stmt(self, meta, children):
+        return n.Let(str(children[0]), children[1], span=self._span(meta))
+
+    def assign_stmt(self, meta, children):
+        target, op, value = children
+        return n.Assign(target, op, value, span=self._span(meta))
+
+    def assign_op(self, meta, children):
+        return str(children[0])
+
+    def target(self, meta, children):
+        return n.Target(str(children[0]), children[1], span=self._span(meta))
+
+    def break_stmt(self, meta, children):
+        return n.Break(span=self._span(meta))
+
+    def pass_stmt(self, meta, children):
+        return n.Pass(span=self._span(meta))
+
+    def end_turn_stmt(self, meta, children):
+        return n.EndTurn(span=self._span(meta))
+
+    def end_game_stmt(self, meta, children):
+        return n.EndGame(span=self._span(meta))
+
+    def do_stmt(self, meta, children):
+        return n.Do(str(children[0]), span=self._span(meta))
+
+    def turns_stmt(self, meta, children):
+        return n.TakeTurns(span=self._span(meta))
+
+    def doc_stmt(self, meta, children):
+        return n.Doc(_unquote(children[0]), span=self._span(meta))
+
+    def ends_stmt(self, meta, children):
+        after_round, cond = children
+        return n.GameEnds(cond, bool(after_round), span=self._span(meta))
+
+    def after_round(self, meta, children):
+        return True
+
+    def criterion_stmt(self, meta, children):
+        return n.Criterion(children[0], children[1], span=self._span(meta))
+
+    def criterion_direction(self, meta, children):
+        return str(children[0])
+
+    def rule_stmt(self, meta, children):
+        return n.Rule(str(children[0]), children[1], span=self._span(meta))
+
+    def if_stmt(self, meta, children):
+        cond, body, *rest = children
+        otherwise = rest.pop() if rest and (rest[-1] is None or isinstance(rest[-1], tuple) and
+                                             rest[-1] and rest[-1][0] == "else") else None
+        branches = [(cond, body)] + [(c, b) for _, c, b in rest]
+        return n.If(tuple(branches), otherwise[1] if otherwise else (), span=self._span(meta))
+
+    def elif_clause(self, meta, children):
+        return ("elif", children[0], children[1])
+
+    def else_clause(self, meta, children):
+        return ("else", children[0])
+
+    def repeat_stmt(self, meta, children):
+        return n.Repeat(children[0], span=self._span(meta))
+
+    def while_stmt(self, meta, children):
+        return n.While(children[0], children[1], span=self._span(meta))
+
+    def for_stmt(self, meta, children):
+        return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
+
+    def choose_stmt(self, meta, children):
+        var, options, where, chooser, prompt, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, span=self._span(meta))
+
+    def choose_where(self, meta, children):
+        return children[0]
+
+    def chooser(self, meta, children):
+        return children[0]
+
+    def prompt(self, meta, children):
+        return _unquote(children[0])
+
+    def otherwise_clause(self, meta, children):
+        return children[0]
+
+    def choose_branches_stmt(self, meta, children):
+        chooser, prompt, *branches = children
+        return n.ChooseBranch(tuple(branches), chooser, prompt, span=self._span(meta))
+
+    def branch(self, meta, children):
+        label, cond, body = children
+        return n.Branch(_unquote(label), cond, body, span=self._span(meta))
+
+    # -- expressions
+    def filter(self, meta, children):
+        return n.Filter(children[0], children[1], span=self._span(meta))
+
+    def conditional(self, meta, children):
+        then, cond, otherwise = children
+        return n.Conditional(then, cond, otherwise, span=self._span(meta))
+
+    def or_(self, meta, children):
+        return n.BoolOp("or", children[0], children[1], span=self._span(meta))
+
+    def and_(self, meta, children):
+        return n.BoolOp("and", children[0], children[1], span=self._span(meta))
+
+    def not_(self, meta, children):
+        return n.Not(children[0], span=self._span(meta))
+
+    def compare(self, meta, children):
+        return n.Compare(children[1], children[0], children[2], span=self._span(meta))
+
+    def comp_op(self, meta, children):
+        return " ".join(str(t) for t in children)
+
+    def binary(self, meta, children):
+        return n.Binary(children[1], children[0], children[2], span=self._span(meta))
+
+    def add_op(self, meta, children):
+        return str(children[0])
+
+    mul_op = add_op
+
+    def negate(self, meta, children):
+        return n.Negate(children[0], span=self._span(meta))
+
+    def of(self, meta, children):
+        return n.Of(children[0], children[1], span=self._span(meta))
+
+    def attribute(self, meta, children):
+        return n.Attribute(children[0], str(children[1]), span=self._span(meta))
+
+    def call(self, meta, children):
+        func, *args = children
+        return n.Call(str(func), tuple(a for a in args if a is not None), span=self._span(meta))
+
+    def index(self, meta, children):
+        return n.Index(children[0], children[1], span=self._span(meta))
+
+    def name(self, meta, children):
+        return n.Name(str(children[0]), span=self._span(meta))
+
+    def list_expr(self, meta, children):
+        return n.ListExpr(tuple(c for c in children if c is not None), span=self._span(meta))
+
+    def int_literal(self, meta, children):
+        return n.Literal(int(children[0]), span=self._span(meta))
+
+    def string_literal(self, meta, children):
+        return n.Literal(_unquote(children[0]), span=self._span(meta))
+
+    def true_literal(self, meta, children):
+        return n.Literal(True, span=self._span(meta))
+
+    def false_literal(self, meta, children):
+        return n.Literal(False, span=self._span(meta))
+
+    def none_literal(self, meta, children):
+        return n.Literal(None, span=self._span(meta))
+
+    def empty_literal(self, meta, children):
+        return n.EmptyLiteral(span=self._span(meta))
+
+
+def parse_tree(text: str) -> Tree:
+    """The raw Lark tree of a text (raises Lark's errors); for tools and tests."""
+    return _lark().parse(text if text.endswith("\n") else text + "\n")
+
+
+def parse(source: Source) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+    """Parse one source into a RulesFile, or return the syntax diagnostic that stopped it."""
+    text = source.text if source.text.endswith("\n") else source.text + "\n"
+    try:
+        tree = _lark().parse(text)
+    except (UnexpectedInput, _BadIndent) as error:
+        return None, [_syntax_diagnostic(error, source, text)]
+    try:
+        return AstBuilder(source).transform(tree), []
+    except VisitError as error:  # a transformer bug must still surface as a diagnostic
+        raise error.orig_exc from error
