@@ -108,13 +108,13 @@ def _describe_terminal(name: str) -> str:
 
 def _describe_token(token: Token) -> str:
     if token.type == "_NL":
-        return "the end of the line"
+        return "end of line"
     if token.type == "_INDENT":
-        return "an indented block"
+        return "indentation"
     if token.type == "_DEDENT":
-        return "the end of a block"
+        return "end of block"
     if token.type == "$END":
-        return "the end of the file"
+        return "end of file"
     return f"`{token.value}`"
 
 

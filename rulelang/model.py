@@ -1,0 +1,187 @@
+"""The compiled game definition: immutable, holds no runtime values; the runtime executes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from .source import Span
+
+# Instruction opcodes of the rule machine (see runtime.State._run).
+OP_EXEC = 0          # a: effect(state, frame)
+OP_JUMP = 1          # a: target
+OP_JUMP_IF_NOT = 2   # a: condition(state, frame), b: target
+OP_CHOOSE = 3        # a: ChoiceSpec
+OP_BRANCH = 4        # a: BranchSpec
+OP_ROLL = 5          # a: dice(state, frame) -> list of pieces
+OP_CALL = 6          # a: procedure index
+OP_RETURN = 7
+OP_END_TURN = 8
+OP_END_GAME = 9
+OP_CHECK_END = 10    # a: True after a round, False after a turn
+OP_TURN = 11         # a: procedure index of the turn; the seat is state.player
+
+OPCODE_NAMES = {
+    OP_EXEC: "exec", OP_JUMP: "jump", OP_JUMP_IF_NOT: "jump-if-not", OP_CHOOSE: "choose",
+    OP_BRANCH: "branch", OP_ROLL: "roll", OP_CALL: "call", OP_RETURN: "return",
+    OP_END_TURN: "end-turn", OP_END_GAME: "end-game", OP_CHECK_END: "check-end", OP_TURN: "turn",
+}
+
+Evaluator = Callable[[Any, list], Any]
+
+
+@attrs.frozen
+class RuleDef:
+    """A named rule: where it is written, and its description."""
+
+    name: str
+    path: str
+    line: int
+    doc: str = ""
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@attrs.frozen
+class OptionDef:
+    """A named setting with its default and the value this definition was compiled with."""
+
+    name: str
+    default: Any
+    value: Any
+    doc: str = ""
+
+
+@attrs.frozen
+class KindDef:
+    """A kind of component. Dice have faces; other kinds have a list of generated pieces.
+
+    ``pieces`` holds one tuple of static attribute values (indexed like GameDef.attributes) per
+    piece that ``create kind`` makes without a count.
+    """
+
+    name: str
+    category: str
+    face_labels: tuple[Any, ...] = ()
+    face_values: tuple[Any, ...] = ()
+    pieces: tuple[tuple[Any, ...], ...] = ()
+    span: Span | None = attrs.field(default=None, eq=False)
+
+    @property
+    def is_die(self) -> bool:
+        return self.category == "die"
+
+
+@attrs.frozen
+class ZoneDef:
+    """A zone: shared (one instance) or per player (one per seat), its kind and visibility."""
+
+    name: str
+    per_player: bool
+    kind: str
+    visibility: str
+    sort_column: int | None
+    # Shared zones come first: a shared zone's instance is ``ordinal``; the instance of the
+    # k-th per-player zone for seat s is ``shared_count + k * players + s``.
+    ordinal: int
+
+
+@attrs.frozen
+class CounterDef:
+    name: str
+    per_player: bool
+    initial: Evaluator
+    ordinal: int  # laid out like zones: shared first, then per player
+
+
+@attrs.frozen
+class ChoiceSpec:
+    """A decision node: options, an optional filter, who chooses, and where the choice goes."""
+
+    options: Evaluator
+    where: Evaluator | None
+    slot: int            # frame slot receiving the chosen value
+    test_slot: int       # frame slot the filter binds while testing an option
+    chooser: Evaluator | None
+    prompt: str
+    describe: Callable[[Any, Any], str]
+    to_json: Callable[[Any, Any], Any]
+    otherwise: int       # jump target when there is no option, or -1 for a runtime fault
+
+
+@attrs.frozen
+class BranchSpec:
+    """``choose:`` with labelled branches: (label, condition or None, jump target)."""
+
+    branches: tuple[tuple[str, Evaluator | None, int], ...]
+    chooser: Evaluator | None
+    prompt: str
+
+
+@attrs.frozen
+class Procedure:
+    """Compiled statements: instructions (op, a, b, rule index), with spans for messages."""
+
+    name: str
+    code: tuple[tuple[int, Any, Any, int], ...]
+    spans: tuple[Span | None, ...]
+    slot_count: int
+    slot_names: tuple[str, ...]
+
+
+@attrs.frozen
+class Check:
+    """A condition of a named rule: an end condition, a winner criterion or an invariant."""
+
+    rule: int
+    test: Evaluator
+    kind: str  # "end-turn", "end-round", "most", "least", "invariant"
+    slot_count: int
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class GameDef:
+    """A compiled game: everything the runtime needs, resolved to small integers."""
+
+    name: str
+    path: str
+    min_players: int
+    max_players: int
+    turn_limit: int
+    options: tuple[OptionDef, ...]
+    attributes: tuple[str, ...]
+    kinds: tuple[KindDef, ...]
+    zones: tuple[ZoneDef, ...]
+    counters: tuple[CounterDef, ...]
+    rules: tuple[RuleDef, ...]
+    procedures: tuple[Procedure, ...]
+    main: int
+    ends: tuple[Check, ...]
+    criteria: tuple[Check, ...]
+    invariants: tuple[Check, ...]
+    doc: str = ""
+    step_limit: int = 200_000
+
+    def option(self, name: str) -> Any:
+        for option in self.options:
+            if option.name == name:
+                return option.value
+        raise KeyError(name)
+
+    @property
+    def shared_zone_count(self) -> int:
+        return sum(not z.per_player for z in self.zones)
+
+    @property
+    def shared_counter_count(self) -> int:
+        return sum(not c.per_player for c in self.counters)
+
+    def new_initial_state(self, players: int | None = None):
+        """A fresh state at the start of the game (the set-up runs at once)."""
+        from .runtime import State
+
+        return State(self, self.min_players if players is None else players)

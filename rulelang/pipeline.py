@@ -1,0 +1,106 @@
+"""The whole pipeline in one place: read, parse, merge variants, lint, compile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import nodes as n
+from .checker import lint
+from .compiler import compile_game
+from .diagnostics import Diagnostic, RulesError, register
+from .model import GameDef
+from .parser import parse
+from .source import Source
+from .variants import resolve
+
+register("E107", "unreadable-file", """
+The rules file cannot be read: it does not exist, is a folder, or is not UTF-8 text.
+""")
+register("E108", "unknown-option", """
+An option given on the command line or to `rulelang.load` that the game does not declare,
+or a value of the wrong type for it (options take the type of their default).
+""")
+
+
+def read_source(path: str) -> tuple[Source | None, list[Diagnostic]]:
+    try:
+        return Source(str(path), Path(path).read_text(encoding="utf-8")), []
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return None, [Diagnostic("E107", f"cannot read `{path}`: {reason.lower()}")]
+
+
+def parse_file(path: str) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+    source, diagnostics = read_source(path)
+    if source is None:
+        return None, diagnostics
+    return parse(source)
+
+
+def analyse(path: str, options: dict[str, Any] | None = None,
+            warnings: bool = True) -> tuple[GameDef | None, list[Diagnostic]]:
+    """Parse, merge, lint and compile a rules file; returns the game (or None) and every diagnostic."""
+    tree, diagnostics = parse_file(path)
+    if tree is None:
+        return None, diagnostics
+    merged, more = resolve(tree, parse_file)
+    diagnostics += more
+    if merged is None or any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    if warnings:
+        diagnostics += lint(merged)
+    option_values, option_problems = coerce_options(merged, options or {})
+    diagnostics += option_problems
+    game, compile_diagnostics = compile_game(merged, option_values)
+    diagnostics += compile_diagnostics
+    if any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    return game, diagnostics
+
+
+def coerce_options(tree: n.RulesFile, given: dict[str, Any]) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """Convert option values (strings from a command line, or Python values) to the type of each
+    option's default."""
+    declared = {i.name: i for i in tree.items if isinstance(i, n.OptionDecl)}
+    values: dict[str, Any] = {}
+    problems: list[Diagnostic] = []
+    for name, raw in given.items():
+        if name not in declared:
+            from .diagnostics import did_you_mean
+            problems.append(Diagnostic("E108", f"the game has no option `{name}`",
+                                       help=did_you_mean(name, declared) or
+                                       "options: " + (", ".join(declared) or "none")))
+            continue
+        default = declared[name].default
+        try:
+            values[name] = _coerce(raw, default)
+        except ValueError:
+            problems.append(Diagnostic("E108", f"option `{name}` takes {type(default).__name__} values, "
+                                       f"not `{raw}`", declared[name].span))
+    return values, problems
+
+
+def _coerce(raw: Any, default: Any) -> Any:
+    if not isinstance(raw, str):
+        if isinstance(default, bool) and not isinstance(raw, bool):
+            raise ValueError(raw)
+        return raw
+    if isinstance(default, bool):
+        lowered = raw.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise ValueError(raw)
+    if isinstance(default, int):
+        return int(raw)
+    return raw
+
+
+def load(path: str | Path, **options: Any) -> GameDef:
+    """Load a rules file as a game, with options set; raises RulesError on any error."""
+    game, diagnostics = analyse(str(path), options, warnings=False)
+    if game is None:
+        raise RulesError([d for d in diagnostics if d.is_error])
+    return game

@@ -1,0 +1,626 @@
+"""The state machine: runs a compiled game until a decision or a chance node (OpenSpiel's API)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from fractions import Fraction
+from typing import Any
+
+from . import model as m
+from .diagnostics import Diagnostic, RuntimeFault, register
+
+CHANCE = -1
+TERMINAL = -4
+
+register("R501", "choice-without-options", """
+A `choose` found nothing to choose from, and has no `otherwise:` block saying what happens
+then. Add `otherwise:` (for instance `otherwise: do fail_turn`) or make sure the options
+cannot be empty.
+""")
+register("R502", "endless-loop", """
+The rules ran for a very long time without any decision or roll: a loop that never reaches
+`break`, or a `while` whose condition never becomes false. The message names the rule where
+the game was when the step limit was reached.
+""")
+register("R503", "invalid-operation", """
+A statement could not be carried out while playing: for instance moving a piece that does not
+exist (`none`), adding a number to a label, or taking the top of an empty zone and using it.
+The message names the rule and its line.
+""")
+register("R504", "turn-limit", """
+The game went on past the number of turns its header allows (`at most N turns`). Either the
+rules cannot end, or the limit is too low for this game.
+""")
+register("R505", "invariant-violated", """
+A declared `invariant` did not hold after a step: the rules broke a property the designer
+said is always true.
+""")
+register("R506", "invalid-action", """
+An action was applied that is not among the legal actions of the state (a bad log or a bad
+scripted move).
+""")
+
+
+class PieceTable:
+    """The pieces that exist: their kind and static attribute columns. Replaced, never changed,
+    when pieces are created, so clones can share it."""
+
+    __slots__ = ("kind", "columns", "by_kind", "names")
+
+    def __init__(self, kind: list[int], columns: list[list], by_kind: list[list[int]], names: list[str]):
+        self.kind = kind
+        self.columns = columns
+        self.by_kind = by_kind
+        self.names = names
+
+
+class State:
+    """A game in progress. Decisions and chance outcomes go in through ``apply_action``."""
+
+    def __init__(self, game: m.GameDef, players: int):
+        if not game.min_players <= players <= game.max_players:
+            raise ValueError(f"{game.name} is for {game.min_players} to {game.max_players} players, not {players}")
+        self.game = game
+        self.n = players
+        self.zone_base = game.shared_zone_count
+        per_player_zones = len(game.zones) - self.zone_base
+        self.zones: list[list[int]] = [[] for _ in range(self.zone_base + per_player_zones * players)]
+        self.where: list[int] = []
+        self.dynamic: list[list] = [[], [], []]  # face label, value, number of each piece
+        self.pieces = PieceTable([], [[] for _ in game.attributes], [[] for _ in game.kinds], [])
+        self.counter_base = game.shared_counter_count
+        self.counters: list[Any] = []
+        self.player = 0
+        self.first_player = 0
+        self.round_number = 0
+        self.turn_number = 0
+        self.frames: list[list] = []
+        self.pending: tuple | None = None
+        self.history: list = []
+        self.events: list[tuple] = []
+        self.finished = False
+        self.winners: list[int] = []
+        self.end_rule = -1
+        self._init_counters()
+        main = game.procedures[game.main]
+        self.frames.append([game.main, 0, [None] * main.slot_count, False])
+        self._run()
+
+    def _init_counters(self) -> None:
+        shared = [c for c in self.game.counters if not c.per_player]
+        per_player = [c for c in self.game.counters if c.per_player]
+        values = [c.initial(self, []) for c in shared]
+        for c in per_player:
+            values.extend(c.initial(self, []) for _ in range(self.n))
+        self.counters = values
+
+    # ------------------------------------------------------------------ OpenSpiel's API
+    def current_player(self) -> int:
+        """The seat to decide, CHANCE when dice must be rolled, TERMINAL at the end."""
+        if self.finished:
+            return TERMINAL
+        if self.pending[0] == "roll":
+            return CHANCE
+        return self.pending[3]
+
+    def is_terminal(self) -> bool:
+        return self.finished
+
+    def is_chance_node(self) -> bool:
+        return not self.finished and self.pending[0] == "roll"
+
+    def legal_actions(self, player: int | None = None) -> list:
+        """Stable list of actions: option indices at a decision, outcomes at a chance node."""
+        if self.finished:
+            return []
+        if self.pending[0] == "roll":
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        if player is not None and player != self.pending[3]:
+            return []
+        return list(range(len(self.pending[2])))
+
+    def chance_outcomes(self) -> list[tuple[tuple, Fraction]]:
+        """Every outcome of the pending roll with its exact probability. Dice of one kind are
+        alike, so an outcome is a multiset of faces per kind (sorted face indices)."""
+        if self.finished or self.pending[0] != "roll":
+            return []
+        groups = self.pending[2]
+        per_group = []
+        for kind_index, dice in groups:
+            faces = len(self.game.kinds[kind_index].face_labels)
+            outcomes = []
+            denominator = faces ** len(dice)
+            for combo in itertools.combinations_with_replacement(range(faces), len(dice)):
+                ways = math.factorial(len(dice))
+                for _, run in itertools.groupby(combo):
+                    ways //= math.factorial(len(list(run)))
+                outcomes.append((combo, Fraction(ways, denominator)))
+            per_group.append(outcomes)
+        result = []
+        for parts in itertools.product(*per_group):
+            probability = Fraction(1)
+            for _, p in parts:
+                probability *= p
+            result.append((tuple(combo for combo, _ in parts), probability))
+        return result
+
+    def sample_chance(self, rng: random.Random) -> tuple:
+        """One outcome of the pending roll, drawn with its true probability."""
+        outcome = []
+        for kind_index, dice in self.pending[2]:
+            faces = len(self.game.kinds[kind_index].face_labels)
+            outcome.append(tuple(sorted(rng.randrange(faces) for _ in dice)))
+        return tuple(outcome)
+
+    def apply_action(self, action) -> None:
+        """Apply a decision (an index from legal_actions) or a chance outcome."""
+        if self.finished:
+            raise RuntimeFault(Diagnostic("R506", "the game is over; no action can be applied"))
+        pending = self.pending
+        frame = self.frames[-1]
+        rule = self._rule_at()
+        if pending[0] == "roll":
+            self._apply_roll(pending, action)
+            frame[1] += 1
+        else:
+            options = pending[2]
+            if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(options):
+                raise RuntimeFault(self._diagnostic("R506", f"action {action!r} is not one of the "
+                                                    f"{len(options)} legal actions"))
+            value = options[action]
+            if pending[0] == "choose":
+                spec = pending[1]
+                frame[2][spec.slot] = value
+                frame[1] += 1
+                self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value))))
+            else:
+                label, target = value
+                frame[1] = target
+                self.events.append((rule, "choose", (pending[3], None, label)))
+        self.history.append(action)
+        self.pending = None
+        self._run()
+
+    def returns(self) -> list[float]:
+        """1/k for each of the k winners at the end, 0 otherwise; all 0 before the end."""
+        if not self.finished or not self.winners:
+            return [0.0] * self.n
+        share = 1.0 / len(self.winners)
+        return [share if p in self.winners else 0.0 for p in range(self.n)]
+
+    def clone(self) -> State:
+        other = State.__new__(State)
+        other.__dict__.update(self.__dict__)
+        other.zones = [list(z) for z in self.zones]
+        other.where = list(self.where)
+        other.dynamic = [list(d) for d in self.dynamic]
+        other.counters = list(self.counters)
+        other.frames = [[f[0], f[1], list(f[2]), f[3]] for f in self.frames]
+        other.history = list(self.history)
+        other.events = list(self.events)
+        other.winners = list(self.winners)
+        return other
+
+    def history_str(self) -> str:
+        return " ".join(str(a) for a in self.history)
+
+    # ------------------------------------------------------------------ describing actions
+    def prompt(self) -> str:
+        if self.finished:
+            return ""
+        if self.pending[0] == "roll":
+            return "roll"
+        return self.pending[1].prompt
+
+    def action_to_string(self, action) -> str:
+        """A readable name of an action of the current node."""
+        if self.pending is None:
+            return str(action)
+        if self.pending[0] == "roll":
+            return "roll " + " ".join(str(label) for label in self._outcome_labels(action))
+        value = self.pending[2][action]
+        if self.pending[0] == "choose":
+            spec = self.pending[1]
+            return f"{spec.prompt}: {spec.describe(self, value)}"
+        return value[0]
+
+    def action_to_json(self, action) -> Any:
+        """A JSON form of an action of the current node."""
+        if self.pending[0] == "roll":
+            return {"roll": self._outcome_labels(action)}
+        value = self.pending[2][action]
+        if self.pending[0] == "choose":
+            return {"index": action, "choice": self.pending[1].to_json(self, value)}
+        return {"index": action, "choice": value[0]}
+
+    def _outcome_labels(self, outcome) -> list:
+        labels = []
+        for (kind_index, _), faces in zip(self.pending[2], outcome, strict=True):
+            kind = self.game.kinds[kind_index]
+            labels.extend(kind.face_labels[f] for f in faces)
+        return labels
+
+    def outcome_from_labels(self, labels: list) -> tuple:
+        """The chance outcome that shows these face labels (for scripted dice)."""
+        remaining = list(labels)
+        outcome = []
+        for kind_index, dice in self.pending[2]:
+            kind = self.game.kinds[kind_index]
+            taken = remaining[: len(dice)]
+            remaining = remaining[len(dice):]
+            try:
+                outcome.append(tuple(sorted(kind.face_labels.index(label) for label in taken)))
+            except ValueError as error:
+                raise RuntimeFault(self._diagnostic("R506", f"no face {error} on {kind.name}")) from None
+            if len(taken) != len(dice):
+                raise RuntimeFault(self._diagnostic("R506", f"{len(labels)} faces given for a roll of "
+                                                    f"{sum(len(d) for _, d in self.pending[2])} dice"))
+        if remaining:
+            raise RuntimeFault(self._diagnostic("R506", f"{len(labels)} faces given for a roll of "
+                                                f"{sum(len(d) for _, d in self.pending[2])} dice"))
+        return tuple(outcome)
+
+    def describe_piece(self, p: int, where: bool = False, label: Any = ...) -> str:
+        text = self.pieces.names[p]
+        if label is ...:
+            label = self.dynamic[0][p]
+        if label is not None:
+            text += f" showing {label}"
+        if where:
+            text += f" from {self.zone_name(self.where[p])}"
+        return text
+
+    def describe_group(self, pieces: list[int], labels: tuple | None = None) -> str:
+        counts: dict[str, int] = {}
+        for i, p in enumerate(pieces):
+            name = self.describe_piece(p, label=labels[i] if labels is not None else ...)
+            counts[name] = counts.get(name, 0) + 1
+        return " + ".join(name if c == 1 else f"{c} x {name}" for name, c in counts.items())
+
+    def piece_json(self, p: int) -> dict:
+        data = {"id": p, "kind": self.game.kinds[self.pieces.kind[p]].name}
+        if self.dynamic[2][p] is not None:
+            data["number"] = self.dynamic[2][p]
+        if self.dynamic[0][p] is not None:
+            data["face"] = self.dynamic[0][p]
+        return data
+
+    def zone_name(self, index: int) -> str:
+        zone, owner = self.zone_of(index)
+        return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
+
+    def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
+        """The zone definition of a zone instance, and its owner's seat (None when shared)."""
+        if index < self.zone_base:
+            return self.game.zones[index], None
+        ordinal, owner = divmod(index - self.zone_base, self.n)
+        return self.game.zones[self.zone_base + ordinal], owner
+
+    def zone_index(self, name: str, owner: int | None = None) -> int:
+        for zone in self.game.zones:
+            if zone.name == name:
+                if zone.per_player:
+                    return self.zone_base + zone.ordinal * self.n + (owner or 0)
+                return zone.ordinal
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------ effects (called by rules)
+    def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
+        origins = []
+        zones, where = self.zones, self.where
+        for p in pieces:
+            origin = where[p]
+            origins.append(origin)
+            zones[origin].remove(p)
+        target = zones[to]
+        zone = self.game.zones[to] if to < self.zone_base else self.zone_of(to)[0]
+        if zone.sort_column is not None:
+            column = self.pieces.columns[zone.sort_column]
+            for p in pieces:
+                key = column[p]
+                i = 0
+                while i < len(target) and column[target[i]] <= key:
+                    i += 1
+                target.insert(i, p)
+                where[p] = to
+        else:
+            for p in pieces:
+                where[p] = to
+            if at_bottom:
+                target[0:0] = pieces
+            else:
+                target.extend(pieces)
+        labels = self.dynamic[0]
+        self.events.append((rule, "move", (tuple(pieces), tuple(origins), to, tuple(labels[p] for p in pieces))))
+
+    def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
+        kind = self.game.kinds[kind_index]
+        rows = kind.pieces if count is None else (kind.pieces[0],) * count if kind.pieces else ()
+        old = self.pieces
+        table = PieceTable(list(old.kind), [list(c) for c in old.columns],
+                           [list(b) for b in old.by_kind], list(old.names))
+        number_column = self.game.attributes.index("number")
+        value_column = self.game.attributes.index("value")
+        new = []
+        for row in rows:
+            p = len(table.kind)
+            table.kind.append(kind_index)
+            for column, value in zip(table.columns, row, strict=True):
+                column.append(value)
+            table.by_kind[kind_index].append(p)
+            number = row[number_column]
+            table.names.append(kind.name if number is None or kind.is_die else f"{kind.name} {number}")
+            self.where.append(into)
+            if kind.is_die:
+                self.dynamic[0].append(None)
+                self.dynamic[1].append(None)
+                self.dynamic[2].append(None)
+            else:
+                self.dynamic[0].append(None)
+                self.dynamic[1].append(row[value_column])
+                self.dynamic[2].append(number)
+            new.append(p)
+        self.pieces = table
+        zone = self.zone_of(into)[0]
+        if zone.sort_column is not None:
+            column = table.columns[zone.sort_column]
+            self.zones[into] = sorted(self.zones[into] + new, key=lambda p: column[p])
+        else:
+            self.zones[into].extend(new)
+        self.events.append((rule, "create", (tuple(new), into)))
+
+    def set_counter(self, index: int, value: Any, rule: int) -> None:
+        self.counters[index] = value
+        self.events.append((rule, "set", (index, value)))
+
+    def _apply_roll(self, pending: tuple, outcome) -> None:
+        groups = pending[2]
+        if not isinstance(outcome, tuple) or len(outcome) != len(groups):
+            raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+        labels_out, values_out, numbers_out = self.dynamic
+        shown = []
+        for (kind_index, dice), faces in zip(groups, outcome, strict=True):
+            kind = self.game.kinds[kind_index]
+            if len(faces) != len(dice):
+                raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+            for p, f in zip(dice, faces, strict=True):
+                label = kind.face_labels[f]
+                labels_out[p] = label
+                values_out[p] = kind.face_values[f]
+                numbers_out[p] = label if isinstance(label, int) else None
+                shown.append(p)
+        self.events.append((pending[1], "roll", tuple((p, labels_out[p]) for p in shown)))
+
+    # ------------------------------------------------------------------ the rule machine
+    def _rule_at(self) -> int:
+        proc, pc = self.frames[-1][0], self.frames[-1][1]
+        code = self.game.procedures[proc].code
+        return code[pc][3] if pc < len(code) else -1
+
+    def _diagnostic(self, code: str, message: str) -> Diagnostic:
+        span = None
+        rule_text = ""
+        if self.frames:
+            proc = self.game.procedures[self.frames[-1][0]]
+            pc = min(self.frames[-1][1], len(proc.code) - 1)
+            span = proc.spans[pc]
+            rule = proc.code[pc][3]
+            if rule >= 0:
+                r = self.game.rules[rule]
+                rule_text = f" (in rule `{r.name}`, {r.where()})"
+        return Diagnostic(code, message + rule_text, span)
+
+    def _run(self) -> None:
+        """Run instructions until a decision, a chance node or the end of the game."""
+        procedures = self.game.procedures
+        frame = self.frames[-1]
+        code = procedures[frame[0]].code
+        slots = frame[2]
+        pc = frame[1]
+        steps = 0
+        limit = self.game.step_limit
+        try:
+            while True:
+                steps += 1
+                if steps > limit:
+                    frame[1] = pc
+                    raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {limit} steps: "
+                                                        "an endless loop"))
+                op, a, b, rule = code[pc]
+                if op == 0:  # OP_EXEC
+                    a(self, slots)
+                    pc += 1
+                elif op == 2:  # OP_JUMP_IF_NOT
+                    pc = pc + 1 if a(self, slots) else b
+                elif op == 1:  # OP_JUMP
+                    pc = a
+                elif op == 3:  # OP_CHOOSE
+                    frame[1] = pc
+                    options = a.options(self, slots)
+                    if a.where is not None:
+                        where, slot = a.where, a.slot
+                        kept = []
+                        for option in options:
+                            slots[slot] = option
+                            if where(self, slots):
+                                kept.append(option)
+                        options = kept
+                    if options and not isinstance(options[0], list):
+                        options = list(dict.fromkeys(options))
+                    if not options:
+                        if a.otherwise < 0:
+                            raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
+                        pc = a.otherwise
+                        continue
+                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
+                    self.pending = ("choose", a, options, chooser)
+                    return
+                elif op == 4:  # OP_BRANCH
+                    frame[1] = pc
+                    options = [(label, target) for label, cond, target in a.branches
+                               if cond is None or cond(self, slots)]
+                    if not options:
+                        raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
+                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
+                    self.pending = ("branch", a, options, chooser)
+                    return
+                elif op == 5:  # OP_ROLL
+                    frame[1] = pc
+                    dice = a(self, slots)
+                    if not dice:
+                        pc += 1
+                        continue
+                    groups: dict[int, list[int]] = {}
+                    kinds = self.pieces.kind
+                    for p in dice:
+                        groups.setdefault(kinds[p], []).append(p)
+                    self.pending = ("roll", rule, sorted(groups.items()))
+                    return
+                elif op == 6 or op == 11:  # OP_CALL, OP_TURN
+                    frame[1] = pc + 1
+                    if op == 11:
+                        self.turn_number += 1
+                        if self.turn_number > self.game.turn_limit:
+                            frame[1] = pc
+                            raise RuntimeFault(self._diagnostic(
+                                "R504", f"the game went past its limit of {self.game.turn_limit} turns"))
+                        self.events.append((rule, "turn", self.player))
+                    proc = procedures[a]
+                    frame = [a, 0, [None] * proc.slot_count, op == 11]
+                    self.frames.append(frame)
+                    code, slots, pc = proc.code, frame[2], 0
+                elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
+                    if op == 8:
+                        self.events.append((rule, "end turn", self.player))
+                        while not self.frames[-1][3]:
+                            self.frames.pop()
+                    self.frames.pop()
+                    frame = self.frames[-1]
+                    code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
+                elif op == 10:  # OP_CHECK_END
+                    frame[1] = pc
+                    if self._game_ends(a):
+                        return
+                    pc += 1
+                elif op == 9:  # OP_END_GAME
+                    frame[1] = pc
+                    self._finish(rule)
+                    return
+        except RuntimeFault:
+            raise
+        except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
+            frame[1] = pc
+            raise RuntimeFault(self._diagnostic("R503", f"{type(error).__name__}: {error}")) from error
+
+    def _game_ends(self, after_round: bool) -> bool:
+        for check in self.game.ends:
+            if check.kind == "end-round" and not after_round:
+                continue
+            if check.test(self, [None] * check.slot_count):
+                self._finish(check.rule)
+                return True
+        return False
+
+    def _finish(self, rule: int) -> None:
+        self.finished = True
+        self.pending = None
+        self.end_rule = rule
+        self.winners = self._winners()
+        self.events.append((rule, "game over", tuple(self.winners)))
+
+    def scores(self) -> list[list]:
+        """The winner criteria's values for each player, in criteria order."""
+        saved = self.player
+        table = []
+        try:
+            for p in range(self.n):
+                self.player = p
+                table.append([c.test(self, [None] * c.slot_count) for c in self.game.criteria])
+        finally:
+            self.player = saved
+        return table
+
+    def _winners(self) -> list[int]:
+        table = self.scores()
+        keys = []
+        for p in range(self.n):
+            key = []
+            for check, value in zip(self.game.criteria, table[p], strict=True):
+                value = -math.inf if value is None else value
+                key.append(value if check.kind == "most" else -value)
+            keys.append(tuple(key))
+        best = max(keys) if keys else None
+        return [p for p in range(self.n) if keys[p] == best]
+
+    def check_invariants(self) -> list[str]:
+        """Names of declared invariants that do not hold now."""
+        return [self.game.rules[c.rule].name for c in self.game.invariants
+                if not c.test(self, [None] * c.slot_count)]
+
+    # ------------------------------------------------------------------ what a seat may see
+    def observation(self, player: int | None) -> dict:
+        """What a seat may see (None: a spectator who sees only public information)."""
+        zones = {}
+        for index, pieces in enumerate(self.zones):
+            zone, owner = self.zone_of(index)
+            visible = zone.visibility == "public" or (zone.visibility == "owner only" and owner == player)
+            name = self.zone_name(index)
+            if visible:
+                zones[name] = [self.describe_piece(p) for p in pieces]
+            elif zone.visibility == "top only":
+                zones[name] = {"count": len(pieces), "top": self.describe_piece(pieces[-1]) if pieces else None}
+            else:
+                zones[name] = {"count": len(pieces)}
+        counters = {}
+        for c in self.game.counters:
+            if c.per_player:
+                for p in range(self.n):
+                    counters[f"{c.name} of player {p + 1}"] = self.counters[self.counter_base + c.ordinal * self.n + p]
+            else:
+                counters[c.name] = self.counters[c.ordinal]
+        return {
+            "current_player": self.current_player(),
+            "round": self.round_number,
+            "turn": self.turn_number,
+            "zones": zones,
+            "counters": counters,
+        }
+
+    def event_lines(self, start: int = 0) -> list[str]:
+        """The trace from event ``start`` on, each with the rule (file:line) that caused it."""
+        return [self.format_event(e) for e in self.events[start:]]
+
+    def format_event(self, event: tuple) -> str:
+        rule, kind, payload = event
+        if kind == "move":
+            pieces, origins, to, labels = payload
+            sources = sorted({self.zone_name(o) for o in origins})
+            text = f"move {self.describe_group(list(pieces), labels)} from {', '.join(sources)} to {self.zone_name(to)}"
+        elif kind == "roll":
+            text = "roll " + " ".join(str(label) for _, label in payload)
+        elif kind == "choose":
+            player, prompt, choice = payload
+            text = f"player {player + 1} chooses {choice}" if prompt is None else \
+                f"player {player + 1} chooses {prompt}: {choice}"
+        elif kind == "create":
+            pieces, into = payload
+            text = f"create {len(pieces)} piece(s) in {self.zone_name(into)}"
+        elif kind == "turn":
+            text = f"turn of player {payload + 1}"
+        elif kind == "end turn":
+            text = f"player {payload + 1}'s turn ends"
+        elif kind == "round":
+            text = f"round {payload}"
+        elif kind == "game over":
+            text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
+        elif kind == "set":
+            index, value = payload
+            text = f"set counter #{index} to {value}"
+        else:
+            text = f"{kind} {payload}"
+        if rule >= 0:
+            r = self.game.rules[rule]
+            return f"{text}  [{r.name}, {r.where()}]"
+        return text
