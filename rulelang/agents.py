@@ -70,7 +70,7 @@ class MonteCarloAgent(Agent):
         return best
 
     def _rollout(self, state: State, action, seat: int) -> float:
-        sim = state.clone()
+        sim = state.clone(tracing=False)
         sim.apply_action(action)
         turn = sim.turn_number
         steps = 0

@@ -4,11 +4,11 @@ expressions turned into closures, so that a step of the runtime does no lookup b
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from typing import Any
 
 from . import model as m
 from . import nodes as n
+from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, a_kind
 from .diagnostics import Diagnostic, did_you_mean, register
 
 register("E101", "unknown-name", """
@@ -49,60 +49,11 @@ A declaration that cannot be used as written: a player range whose minimum excee
 maximum, a zone with two visibilities, a die without faces, a recursive define.
 """)
 
-NUMERIC = {"int", "bool"}
-COLLECTIONS = {"pieces", "zone", "zones", "values", "players", "subsets"}
-SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "any",
-              "players": "player", "subsets": "pieces"}
-BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "player_count", "it")
-FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
-             "distinct", "subsets", "any", "all", "seat", "abs")
-
-Fn = Callable[[Any, list], Any]
-
-
-class CompileError(Exception):
-    """Raised internally to abandon one expression after its diagnostic was recorded."""
-
-
-class Scope:
-    """Local names of a procedure being compiled: name -> (slot, type); and a filter element."""
-
-    def __init__(self, parent: Scope | None = None, element: tuple[int, str] | None = None):
-        self.parent = parent
-        self.names: dict[str, tuple[int, str]] = {}
-        self.element = element if element is not None else (parent.element if parent else None)
-
-    def lookup(self, name: str) -> tuple[int, str] | None:
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                return scope.names[name]
-            scope = scope.parent
-        return None
-
-    def all_names(self) -> list[str]:
-        names, scope = [], self
-        while scope is not None:
-            names.extend(scope.names)
-            scope = scope.parent
-        return names
-
-
-class Slots:
-    """Allocates frame slots for one procedure."""
-
-    def __init__(self):
-        self.names: list[str] = []
-
-    def new(self, name: str) -> int:
-        self.names.append(name)
-        return len(self.names) - 1
-
-
-class Compiler:
+class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
 
     def __init__(self, tree: n.RulesFile, options: dict[str, Any]):
+        self._init_codegen()
         self.tree = tree
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
@@ -266,13 +217,12 @@ class Compiler:
         values["kind"] = decl.name
         for attr in attrs_:
             scope = Scope()
-            slots = Slots()
-            for name in values:
-                scope.names[name] = (slots.new(name), "any")
+            names = list(values)
+            for position, name in enumerate(names):
+                scope.names[name] = (f"fr[{position}]", "any")
             try:
-                fn, _ = self.expr(attr.value, scope, slots)
-                frame = [values[name] for name in slots.names[: len(values)]] + [None] * 8
-                values[attr.name] = fn(None, frame)
+                fn, _ = self.expr(attr.value, scope, Slots())
+                values[attr.name] = fn(None, [values[name] for name in names])
             except CompileError:
                 values[attr.name] = None
             except Exception as error:  # an attribute must compute from constants alone
@@ -313,7 +263,7 @@ class Compiler:
                 try:
                     fn, _ = self.expr(c.initial, Scope(), Slots())
                 except CompileError:
-                    fn = _const(0)
+                    fn = self.function("0")
                 result.append(m.CounterDef(c.name, c.per_player, fn, ordinal))
         return tuple(result)
 
@@ -323,7 +273,7 @@ class Compiler:
         try:
             fn = self.truth(inv.cond, Scope(), slots)
         except CompileError:
-            fn = _const(True)
+            fn = self.function("True")
         return m.Check(rule, fn, "invariant", len(slots.names), span=inv.span)
 
     def _compile_checks(self, section: n.Section | None, kind: str) -> tuple[m.Check, ...]:
@@ -405,397 +355,12 @@ class Compiler:
         code.emit(m.OP_RETURN)
         return code.finish()
 
-    # ------------------------------------------------------------------ expressions
-    def truth(self, node: n.Node, scope: Scope, slots: Slots) -> Fn:
-        fn, kind = self.expr(node, scope, slots)
-        return _truth(fn, kind)
-
-    def expr(self, node: n.Node, scope: Scope, slots: Slots) -> tuple[Fn, str]:
-        """Compile an expression to (closure(state, frame), type)."""
-        method = getattr(self, "_x_" + type(node).__name__, None)
-        if method is None:
-            self.error("E201", f"{type(node).__name__} is not an expression", node)
-            raise CompileError
-        return method(node, scope, slots)
-
-    def collection(self, node: n.Node, scope: Scope, slots: Slots) -> tuple[Fn, str]:
-        """Compile an expression used as a collection: returns a closure giving a list."""
-        fn, kind = self.expr(node, scope, slots)
-        return _as_list(fn, kind), _collection_type(kind)
-
-    def _x_Literal(self, node, scope, slots):
-        value = node.value
-        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else \
-            "none" if value is None else "str"
-        return _const(value), kind
-
-    def _x_EmptyLiteral(self, node, scope, slots):
-        return (lambda st, fr: []), "values"
-
-    def _x_ListExpr(self, node, scope, slots):
-        parts = [self.expr(item, scope, slots) for item in node.items]
-        fns = [fn for fn, _ in parts]
-        kinds = {k for _, k in parts}
-        kind = "pieces" if kinds <= {"piece"} and kinds else "players" if kinds == {"player"} else "values"
-
-        def make(st, fr):
-            return [v for v in (f(st, fr) for f in fns) if v is not None]
-
-        return make, kind
-
-    def _x_Name(self, node, scope, slots):
-        name = node.id
-        local = scope.lookup(name)
-        if local is not None:
-            slot, kind = local
-            return (lambda st, fr: fr[slot]), kind
-        if scope.element is not None:
-            slot, element_kind = scope.element
-            if name == "it":
-                return (lambda st, fr: fr[slot]), element_kind
-            if name in self.attributes and element_kind in ("piece", "any"):
-                return _attribute_of_slot(self.attributes.index(name), name, slot), _attr_type(name)
-        if name == "player":
-            return (lambda st, fr: st.player), "player"
-        if name == "players":
-            return (lambda st, fr: list(range(st.n))), "players"
-        if name == "others":
-            return (lambda st, fr: [(st.player + i) % st.n for i in range(1, st.n)]), "players"
-        if name == "round_number":
-            return (lambda st, fr: st.round_number), "int"
-        if name == "turn_number":
-            return (lambda st, fr: st.turn_number), "int"
-        if name == "player_count":
-            return (lambda st, fr: st.n), "int"
-        if name in self.options:
-            value = self.option_values.get(name, self.options[name].default)
-            return _const(value), "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "str"
-        if name in self.defines:
-            return self._expand_define(self.defines[name], (), node, scope, slots)
-        if name in self.zones:
-            zone = self.zone_defs[name]
-            if zone.per_player:
-                self.error("E202", f"`{name}` is a zone of each player; say whose", node,
-                           help=f"write `{name} of player` or `{name} of others`")
-                raise CompileError
-            ordinal = zone.ordinal
-            return _const(ordinal), "zone"
-        if name in self.kinds:
-            kind_index = self.kind_defs[name][0]
-            return (lambda st, fr: st.pieces.by_kind[kind_index]), "pieces"
-        if name in self.counters:
-            counter = self.counter_defs[name]
-            if counter.per_player:
-                self.error("E202", f"`{name}` is a counter of each player; say whose", node,
-                           help=f"write `{name} of player`")
-                raise CompileError
-            ordinal = counter.ordinal
-            return (lambda st, fr: st.counters[ordinal]), "int"
-        if name in self.face_labels:
-            return _const(name), "label"
-        if name == "it":
-            self.error("E101", "`it` is used outside a `where` filter", node,
-                       help="`it` names the item being tested in `items where ...`")
-            raise CompileError
-        self.error("E101", f"unknown name `{name}`", node, help=did_you_mean(name, self._known_names(scope)))
-        raise CompileError
-
-    def _known_names(self, scope: Scope) -> list[str]:
-        names = list(scope.all_names()) + list(BUILTIN_NAMES)
-        for table in (self.options, self.defines, self.zones, self.kinds, self.counters, self.face_labels):
-            names.extend(table)
-        if scope.element is not None:
-            names.extend(self.attributes)
-        return names
-
-    def _expand_define(self, decl: n.DefineDecl, args: tuple, node, scope, slots):
-        params = decl.params or ()
-        if len(args) != len(params):
-            self.error("E104", f"`{decl.name}` takes {len(params)} argument(s), not {len(args)}", node)
-            raise CompileError
-        if decl.name in self._expanding:
-            self.error("E303", f"define `{decl.name}` refers to itself", node)
-            raise CompileError
-        inner = Scope(None, element=None)
-        setters = []
-        for param, arg in zip(params, args, strict=True):
-            fn, kind = self.expr(arg, scope, slots)
-            slot = slots.new(f"({decl.name}.{param})")
-            inner.names[param] = (slot, kind)
-            setters.append((slot, fn))
-        self._expanding.append(decl.name)
-        try:
-            body, kind = self.expr(decl.value, inner, slots)
-        finally:
-            self._expanding.pop()
-        if not setters:
-            return body, kind
-
-        def call(st, fr):
-            for slot, fn in setters:
-                fr[slot] = fn(st, fr)
-            return body(st, fr)
-
-        return call, kind
-
-    def _x_Attribute(self, node, scope, slots):
-        obj, kind = self.expr(node.obj, scope, slots)
-        if node.name not in self.attributes:
-            self.error("E101", f"unknown attribute `{node.name}`", node,
-                       help=did_you_mean(node.name, self.attributes))
-            raise CompileError
-        column = self.attributes.index(node.name)
-        get = _attribute_getter(column, node.name)
-        if kind in ("piece", "any"):
-            def one(st, fr):
-                p = obj(st, fr)
-                return None if p is None else get(st, p)
-            return one, _attr_type(node.name)
-        if kind in ("pieces", "zone", "zones"):
-            items = _as_list(obj, kind)
-            return (lambda st, fr: [get(st, p) for p in items(st, fr)]), "values"
-        self.error("E201", f"`.{node.name}` needs a piece or a collection of pieces, not {_a(kind)}", node)
-        raise CompileError
-
-    def _x_Of(self, node, scope, slots):
-        if not isinstance(node.left, n.Name) or (node.left.id not in self.zones and node.left.id not in self.counters):
-            self.error("E201", "`of` follows the name of a per-player zone or counter", node.left,
-                       help=did_you_mean(getattr(node.left, "id", ""), list(self.zones) + list(self.counters)))
-            raise CompileError
-        owner, owner_kind = self.expr(node.right, scope, slots)
-        name = node.left.id
-        if owner_kind not in ("player", "players", "any"):
-            self.error("E201", f"`{name} of ...` needs a player or players, not {_a(owner_kind)}", node.right)
-            raise CompileError
-        if name in self.zones:
-            zone = self.zone_defs[name]
-            if not zone.per_player:
-                self.error("E201", f"`{name}` is a shared zone; it has no owner", node,
-                           help=f"write just `{name}`")
-                raise CompileError
-            ordinal = zone.ordinal
-            if owner_kind == "players":
-                return (lambda st, fr: [st.zone_base + ordinal * st.n + p for p in owner(st, fr)]), "zones"
-            return (lambda st, fr: st.zone_base + ordinal * st.n + owner(st, fr)), "zone"
-        counter = self.counter_defs[name]
-        if not counter.per_player:
-            self.error("E201", f"`{name}` is a shared counter; it has no owner", node, help=f"write just `{name}`")
-            raise CompileError
-        ordinal = counter.ordinal
-        if owner_kind == "players":
-            return (lambda st, fr: [st.counters[st.counter_base + ordinal * st.n + p] for p in owner(st, fr)]), "values"
-        return (lambda st, fr: st.counters[st.counter_base + ordinal * st.n + owner(st, fr)]), "int"
-
-    def _x_Filter(self, node, scope, slots):
-        source, kind = self.collection(node.source, scope, slots)
-        element_kind = SINGLE_FOR.get(kind, "any")
-        slot = slots.new("(item)")
-        inner = Scope(scope, element=(slot, element_kind))
-        cond = self.truth(node.cond, inner, slots)
-
-        def keep(st, fr):
-            out = []
-            for item in source(st, fr):
-                fr[slot] = item
-                if cond(st, fr):
-                    out.append(item)
-            return out
-
-        return keep, kind
-
-    def _x_Conditional(self, node, scope, slots):
-        cond = self.truth(node.cond, scope, slots)
-        then, then_kind = self.expr(node.then, scope, slots)
-        other, other_kind = self.expr(node.otherwise, scope, slots)
-        kind = then_kind if then_kind == other_kind or other_kind == "none" else \
-            other_kind if then_kind == "none" else "any"
-        return (lambda st, fr: then(st, fr) if cond(st, fr) else other(st, fr)), kind
-
-    def _x_BoolOp(self, node, scope, slots):
-        left = self.truth(node.left, scope, slots)
-        right = self.truth(node.right, scope, slots)
-        if node.op == "and":
-            return (lambda st, fr: left(st, fr) and right(st, fr)), "bool"
-        return (lambda st, fr: left(st, fr) or right(st, fr)), "bool"
-
-    def _x_Not(self, node, scope, slots):
-        operand = self.truth(node.operand, scope, slots)
-        return (lambda st, fr: not operand(st, fr)), "bool"
-
-    def _x_Negate(self, node, scope, slots):
-        operand, kind = self.expr(node.operand, scope, slots)
-        self._need_number(kind, node.operand, "`-`")
-        return (lambda st, fr: -operand(st, fr)), "int"
-
-    def _need_number(self, kind: str, node: n.Node, what: str) -> None:
-        if kind not in NUMERIC and kind not in ("any", "label"):
-            self.error("E201", f"{what} needs a number, not {_a(kind)}", node)
-            raise CompileError
-
-    def _x_Compare(self, node, scope, slots):
-        op = node.op
-        if op in ("in", "not in"):
-            left, _ = self.expr(node.left, scope, slots)
-            right, right_kind = self.expr(node.right, scope, slots)
-            if right_kind not in COLLECTIONS and right_kind != "any":
-                self.error("E201", f"`{op}` needs a collection on its right, not {_a(right_kind)}", node.right)
-                raise CompileError
-            items = _as_list(right, right_kind)
-            if op == "in":
-                return (lambda st, fr: left(st, fr) in items(st, fr)), "bool"
-            return (lambda st, fr: left(st, fr) not in items(st, fr)), "bool"
-        if op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
-            items, _ = self.collection(node.left, scope, slots)
-            if op == "is":
-                return (lambda st, fr: not items(st, fr)), "bool"
-            return (lambda st, fr: bool(items(st, fr))), "bool"
-        left, left_kind = self._comparand(node.left, node.right, scope, slots)
-        right, right_kind = self._comparand(node.right, node.left, scope, slots)
-        if left_kind in ("zone", "zones") or right_kind in ("zone", "zones"):
-            left, right = _as_list(left, left_kind), _as_list(right, right_kind)
-        if op in ("==", "is"):
-            return (lambda st, fr: left(st, fr) == right(st, fr)), "bool"
-        if op in ("!=", "is not"):
-            return (lambda st, fr: left(st, fr) != right(st, fr)), "bool"
-        for kind, side in ((left_kind, node.left), (right_kind, node.right)):
-            self._need_number(kind, side, f"`{op}`")
-        compare = {"<": _lt, "<=": _le, ">": _gt, ">=": _ge}[op]
-        return (lambda st, fr: compare(left(st, fr), right(st, fr))), "bool"
-
-    def _comparand(self, node, other, scope, slots):
-        # `kind == red_die` compares with the kind's name, not with its pieces.
-        if isinstance(node, n.Name) and node.id in self.kinds and scope.lookup(node.id) is None:
-            if isinstance(other, n.Name) and other.id == "kind" or \
-                    isinstance(other, n.Attribute) and other.name == "kind":
-                return _const(node.id), "str"
-        return self.expr(node, scope, slots)
-
-    def _x_Binary(self, node, scope, slots):
-        left, left_kind = self.expr(node.left, scope, slots)
-        right, right_kind = self.expr(node.right, scope, slots)
-        if node.op == "+" and (left_kind in COLLECTIONS or right_kind in COLLECTIONS):
-            a, b = _as_list(left, left_kind), _as_list(right, right_kind)
-            kinds = {_collection_type(left_kind), _collection_type(right_kind)} - {"values"}
-            kind = kinds.pop() if len(kinds) == 1 else "values"
-            return (lambda st, fr: a(st, fr) + b(st, fr)), kind
-        self._need_number(left_kind, node.left, f"`{node.op}`")
-        self._need_number(right_kind, node.right, f"`{node.op}`")
-        operation = {"+": _add, "-": _sub, "*": _mul, "/": _div, "%": _mod}[node.op]
-        return (lambda st, fr: operation(left(st, fr), right(st, fr))), "int"
-
-    def _x_Index(self, node, scope, slots):
-        items, kind = self.collection(node.obj, scope, slots)
-        index, _ = self.expr(node.index, scope, slots)
-
-        def at(st, fr):
-            values = items(st, fr)
-            i = index(st, fr)
-            return values[i] if -len(values) <= i < len(values) else None
-
-        return at, SINGLE_FOR.get(kind, "any")
-
-    def _x_Call(self, node, scope, slots):
-        name = node.func
-        if name in self.defines:
-            return self._expand_define(self.defines[name], node.args, node, scope, slots)
-        if name not in FUNCTIONS:
-            self.error("E103", f"unknown function `{name}`", node,
-                       help=did_you_mean(name, list(FUNCTIONS) + list(self.defines)))
-            raise CompileError
-        args = node.args
-        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
-                 "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1)}.get(name, (1, 2))
-        if not arity[0] <= len(args) <= arity[1]:
-            expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
-            self.error("E104", f"`{name}` takes {expected} argument(s), not {len(args)}", node)
-            raise CompileError
-        if name == "seat":
-            index, _ = self.expr(args[0], scope, slots)
-            return (lambda st, fr: index(st, fr) % st.n), "player"
-        if name == "abs":
-            value, kind = self.expr(args[0], scope, slots)
-            return (lambda st, fr: abs(value(st, fr))), "int"
-        if name in ("top", "bottom"):
-            zone, kind = self.expr(args[0], scope, slots)
-            position = -1 if name == "top" else 0
-            if kind == "zone":
-                def end_of(st, fr):
-                    pieces = st.zones[zone(st, fr)]
-                    return pieces[position] if pieces else None
-                return end_of, "piece"
-            if kind == "zones":
-                def ends_of(st, fr):
-                    return [st.zones[z][position] for z in zone(st, fr) if st.zones[z]]
-                return ends_of, "pieces"
-            self.error("E201", f"`{name}` needs a zone, not {_a(kind)}", args[0])
-            raise CompileError
-        items, kind = self.collection(args[0], scope, slots)
-        element = SINGLE_FOR.get(kind, "any")
-        if name in ("first", "last"):
-            position = 0 if name == "first" else -1
-            return (lambda st, fr: (items(st, fr) or [None])[position]), element
-        if name == "distinct":
-            return (lambda st, fr: list(dict.fromkeys(items(st, fr)))), kind
-        if name == "subsets":
-            return (lambda st, fr: _subsets(st, items(st, fr))), "subsets"
-        key = None
-        if len(args) == 2:
-            slot = slots.new("(item)")
-            inner = Scope(scope, element=(slot, element))
-            if name in ("any", "all", "count"):
-                test = self.truth(args[1], inner, slots)
-            else:
-                test, _ = self.expr(args[1], inner, slots)
-
-            def key(st, fr, item, test=test, slot=slot):
-                fr[slot] = item
-                return test(st, fr)
-        elif element == "piece":
-            value_column = 1 if name in ("sum", "max", "min") else 2  # value; or number for highest
-
-            def key(st, fr, item, column=value_column):
-                return st.dynamic[column][item] if column != 2 or st.dynamic[2][item] is not None \
-                    else st.dynamic[1][item]
-        if name == "count":
-            if key is None:
-                return (lambda st, fr: len(items(st, fr))), "int"
-            return (lambda st, fr: sum(1 for i in items(st, fr) if key(st, fr, i))), "int"
-        if name in ("any", "all"):
-            if key is None:
-                self.error("E104", f"`{name}` takes a collection and a condition", node)
-                raise CompileError
-            if name == "any":
-                return (lambda st, fr: any(key(st, fr, i) for i in items(st, fr))), "bool"
-            return (lambda st, fr: all(key(st, fr, i) for i in items(st, fr))), "bool"
-        if key is None:
-            def key(st, fr, item):
-                return item
-        if name == "sum":
-            return (lambda st, fr: sum(_number(key(st, fr, i)) for i in items(st, fr))), "int"
-        if name in ("max", "min"):
-            pick = max if name == "max" else min
-
-            def extreme(st, fr):
-                values = [v for v in (key(st, fr, i) for i in items(st, fr)) if v is not None]
-                return pick(values) if values else None
-
-            return extreme, "int"
-        # highest / lowest: the item with the greatest / least key (the first one on ties)
-        best = max if name == "highest" else min
-
-        def extreme_item(st, fr):
-            candidates = [(key(st, fr, i), i) for i in items(st, fr)]
-            candidates = [c for c in candidates if c[0] is not None]
-            if not candidates:
-                return None
-            target = best(c[0] for c in candidates)
-            return next(i for k, i in candidates if k == target)
-
-        return extreme_item, element
-
 
 class _Code:
-    """Emits the instructions of one procedure; knows the enclosing rule and loops."""
+    """Emits the instructions of one procedure; knows the enclosing rule and loops.
+
+    Consecutive simple statements of one rule are generated as lines of one Python function,
+    run by a single instruction."""
 
     def __init__(self, compiler: Compiler, slots: Slots, name: str, rule: int):
         self.compiler = compiler
@@ -807,25 +372,44 @@ class _Code:
         self.spans: list = []
         self.loop_ends: list[list] = []
         self._span = None
+        self._lines: list[str] = []
+        self._lines_span = None
+
+    # -- emitting
+    def line(self, text: str) -> None:
+        if not self._lines:
+            self._lines_span = self._span
+        self._lines.append(text)
+
+    def flush(self) -> None:
+        if self._lines:
+            function = self.compiler.procedure_function(self._lines)
+            self.code.append([m.OP_EXEC, function, None, self.rule])
+            self.spans.append(self._lines_span)
+            self._lines = []
 
     def emit(self, op: int, a: Any = None, b: Any = None) -> int:
+        self.flush()
         self.code.append([op, a, b, self.rule])
         self.spans.append(self._span)
         return len(self.code) - 1
 
     def here(self) -> int:
+        self.flush()
         return len(self.code)
 
     def label(self) -> list:
         return [None]  # patched by place()
 
     def place(self, label: list) -> None:
+        self.flush()
         label[0] = len(self.code)
 
     def finish(self) -> m.Procedure:
+        self.flush()
         code = []
         for op, a, b, rule in self.code:
-            a = a[0] if isinstance(a, list) and op in (m.OP_JUMP,) else a
+            a = a[0] if isinstance(a, list) and op == m.OP_JUMP else a
             b = b[0] if isinstance(b, list) else b
             if op == m.OP_CHOOSE and isinstance(a, dict):
                 a = m.ChoiceSpec(**{**a, "otherwise": a["otherwise"][0] if a["otherwise"] else -1})
@@ -848,11 +432,14 @@ class _Code:
             except CompileError:
                 pass
 
-    def expr(self, node, scope):
-        return self.compiler.expr(node, scope, self.slots)
+    def code_of(self, node, scope):
+        return self.compiler.code(node, scope, self.slots)
 
     def truth(self, node, scope):
         return self.compiler.truth(node, scope, self.slots)
+
+    def error(self, code: str, message: str, node, help: str | None = None) -> None:
+        self.compiler.error(code, message, node, help=help)
 
     def _s_Doc(self, stmt, scope):
         pass
@@ -861,119 +448,95 @@ class _Code:
         pass
 
     def _s_Rule(self, stmt, scope):
+        self.flush()
         outer = self.rule
         self.rule = self.compiler._new_rule(stmt.name, stmt, _doc_of(stmt.body))
         self.block(stmt.body, scope)
+        self.flush()
         self.rule = outer
 
     def _s_Roll(self, stmt, scope):
-        dice, kind = self.compiler.collection(stmt.dice, scope, self.slots)
-        if kind not in ("pieces", "any"):
-            self.compiler.error("E201", f"`roll` needs dice, not {_a(kind)}", stmt.dice)
+        dice, kind = self.compiler.collection_code(stmt.dice, scope, self.slots)
+        if kind not in ("pieces", "values"):
+            self.error("E201", f"`roll` needs dice, not {a_kind(kind)}", stmt.dice)
             raise CompileError
-        self.emit(m.OP_ROLL, dice)
+        self.emit(m.OP_ROLL, self.compiler.function(dice))
 
     def _s_Move(self, stmt, scope):
-        what, kind = self.expr(stmt.what, scope)
-        to, to_kind = self.expr(stmt.to, scope)
-        if to_kind != "zone":
-            self.compiler.error("E201", f"`move ... to` needs a zone, not {_a(to_kind)}", stmt.to,
-                                help="for a player's zone write `stack of player`")
+        what = self.code_of(stmt.what, scope)
+        to = self.code_of(stmt.to, scope)
+        if to.kind != "zone":
+            self.error("E201", f"`move ... to` needs a zone, not {a_kind(to.kind)}", stmt.to,
+                       help="for a player's zone write `stack of player`")
             raise CompileError
-        if kind not in ("piece", "pieces", "zone", "zones", "any"):
-            self.compiler.error("E201", f"`move` needs pieces, not {_a(kind)}", stmt.what)
+        if what.kind not in ("piece", "pieces", "zone", "zones", "any"):
+            self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
             raise CompileError
-        pieces = _as_list(what, kind)
-        at_bottom = stmt.place == "bottom"
-        rule = self.rule
-
-        def move(st, fr):
-            chosen = list(pieces(st, fr))
-            if chosen:
-                st.move(chosen, to(st, fr), at_bottom, rule)
-
-        self.emit(m.OP_EXEC, move)
+        moved = self.compiler.fresh("m")
+        self.line(f"{moved} = list({self.compiler.as_list(what)})")
+        self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
 
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:
-            self.compiler.error("E101", f"unknown component `{stmt.kind}`", stmt,
-                                help=did_you_mean(stmt.kind, self.compiler.kinds))
+            self.error("E101", f"unknown component `{stmt.kind}`", stmt,
+                       help=did_you_mean(stmt.kind, self.compiler.kinds))
             raise CompileError
         kind_index, _ = self.compiler.kind_defs[stmt.kind]
-        count = self.expr(stmt.count, scope)[0] if stmt.count is not None else None
-        into, into_kind = self.expr(stmt.into, scope)
-        if into_kind != "zone":
-            self.compiler.error("E201", f"`create ... in` needs a zone, not {_a(into_kind)}", stmt.into)
+        count = self.code_of(stmt.count, scope).code if stmt.count is not None else "None"
+        into = self.code_of(stmt.into, scope)
+        if into.kind != "zone":
+            self.error("E201", f"`create ... in` needs a zone, not {a_kind(into.kind)}", stmt.into)
             raise CompileError
-        rule = self.rule
-
-        def create(st, fr):
-            st.create(kind_index, None if count is None else count(st, fr), into(st, fr), rule)
-
-        self.emit(m.OP_EXEC, create)
+        self.line(f"st.create({kind_index}, {count}, {into.code}, {self.rule})")
 
     def _s_Let(self, stmt, scope):
-        value, kind = self.expr(stmt.value, scope)
-        if stmt.name in scope.names:
-            slot = scope.names[stmt.name][0]
-        else:
-            slot = self.slots.new(stmt.name)
-        scope.names[stmt.name] = (slot, kind)
-        self.emit(m.OP_EXEC, _store(slot, value, kind))
+        value = self.code_of(stmt.value, scope)
+        local = scope.names.get(stmt.name)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.name)
+        scope.names[stmt.name] = (f"fr[{slot}]", value.kind)
+        self.line(f"fr[{slot}] = {value.code}")
 
     def _s_Assign(self, stmt, scope):
         target = stmt.target
-        value, kind = self.expr(stmt.value, scope)
+        value = self.code_of(stmt.value, scope)
         local = scope.lookup(target.name)
         if local is not None and target.owner is None:
-            slot, old_kind = local
-            if stmt.op != "=":
-                value = _combine(stmt.op, lambda st, fr, s=slot: fr[s], value)
-            self.emit(m.OP_EXEC, _store(slot, value, kind))
+            where = local[0]
+            if stmt.op == "=":
+                self.line(f"{where} = {value.code}")
+            else:
+                self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")
             return
         if target.name not in self.compiler.counters:
-            self.compiler.error("E101", f"`{target.name}` is neither a variable nor a counter", target,
-                                help=did_you_mean(target.name, scope.all_names() + list(self.compiler.counters))
-                                or "declare variables with `let name = value`")
+            self.error("E101", f"`{target.name}` is neither a variable nor a counter", target,
+                       help=did_you_mean(target.name, scope.all_names() + list(self.compiler.counters))
+                       or "declare variables with `let name = value`")
             raise CompileError
         counter = self.compiler.counter_defs[target.name]
-        ordinal = counter.ordinal
-        rule = self.rule
         if counter.per_player:
             if target.owner is None:
-                self.compiler.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
-                                    help=f"write `{target.name} of player`")
+                self.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
+                           help=f"write `{target.name} of player`")
                 raise CompileError
-            owner, _ = self.expr(target.owner, scope)
-
-            def index(st, fr):
-                return st.counter_base + ordinal * st.n + owner(st, fr)
+            owner = self.code_of(target.owner, scope)
+            index = f"st.counter_base + {counter.ordinal} * st.n + {owner.code}"
         else:
-            def index(st, fr):
-                return ordinal
-        op = stmt.op
-
-        def assign(st, fr):
-            i = index(st, fr)
-            new = value(st, fr)
-            if op == "+=":
-                new = st.counters[i] + new
-            elif op == "-=":
-                new = st.counters[i] - new
-            st.set_counter(i, new, rule)
-
-        self.emit(m.OP_EXEC, assign)
+            index = str(counter.ordinal)
+        i = self.compiler.fresh("i")
+        self.line(f"{i} = {index}")
+        new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
+        self.line(f"st.set_counter({i}, {new}, {self.rule})")
 
     def _s_Break(self, stmt, scope):
         if not self.loop_ends:
-            self.compiler.error("E301", "`break` outside a loop", stmt,
-                                help="`break` leaves the innermost `repeat`, `while` or `for each`")
+            self.error("E301", "`break` outside a loop", stmt,
+                       help="`break` leaves the innermost `repeat`, `while` or `for each`")
             return
         self.emit(m.OP_JUMP, self.loop_ends[-1])
 
     def _s_EndTurn(self, stmt, scope):
         if self.section in ("setup", "round"):
-            self.compiler.error("E301", f"`end turn` in the `{self.section}` section", stmt)
+            self.error("E301", f"`end turn` in the `{self.section}` section", stmt)
             return
         self.emit(m.OP_END_TURN)
 
@@ -982,23 +545,23 @@ class _Code:
 
     def _s_Do(self, stmt, scope):
         if stmt.name not in self.compiler.procedures:
-            self.compiler.error("E101", f"unknown procedure `{stmt.name}`", stmt,
-                                help=did_you_mean(stmt.name, self.compiler.procedures))
+            self.error("E101", f"unknown procedure `{stmt.name}`", stmt,
+                       help=did_you_mean(stmt.name, self.compiler.procedures))
             return
         self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name])
 
     def _s_TakeTurns(self, stmt, scope):
         if self.section != "round":
-            self.compiler.error("E301", "`each player takes a turn` belongs in the `round` section", stmt)
+            self.error("E301", "`each player takes a turn` belongs in the `round` section", stmt)
             return
         self.compiler._emit_take_turns(self)
 
     def _s_GameEnds(self, stmt, scope):
-        self.compiler.error("E301", "`game ends when ...` belongs in the `end` section", stmt,
-                            help="to end the game from here, write `end game`")
+        self.error("E301", "`game ends when ...` belongs in the `end` section", stmt,
+                   help="to end the game from here, write `end game`")
 
     def _s_Criterion(self, stmt, scope):
-        self.compiler.error("E301", f"`{stmt.direction} ...` belongs in the `winner` section", stmt)
+        self.error("E301", f"`{stmt.direction} ...` belongs in the `winner` section", stmt)
 
     def _s_If(self, stmt, scope):
         end = self.label()
@@ -1032,48 +595,46 @@ class _Code:
         self._loop(stmt.body, scope, self.truth(stmt.cond, scope))
 
     def _s_ForEach(self, stmt, scope):
-        items, kind = self.compiler.collection(stmt.items, scope, self.slots)
-        list_slot = self.slots.new("(for items)")
-        var_slot = self.slots.new(stmt.var)
-
-        def start(st, fr):
-            fr[list_slot] = list(items(st, fr))
-
-        def step(st, fr):
-            pending = fr[list_slot]
-            if not pending:
-                return False
-            fr[var_slot] = pending[0]
-            fr[list_slot] = pending[1:]
-            return True
-
-        self.emit(m.OP_EXEC, start)
+        items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
+        pending = self.slots.new("(for items)")
+        var = self.slots.new(stmt.var)
+        self.line(f"fr[{pending}] = list({items})")
+        step = self.compiler.procedure_function([
+            f"if not fr[{pending}]: return False",
+            f"fr[{var}] = fr[{pending}][0]",
+            f"fr[{pending}] = fr[{pending}][1:]",  # a new list: clones share the old one
+            "return True",
+        ])
         inner = Scope(scope)
-        inner.names[stmt.var] = (var_slot, SINGLE_FOR.get(kind, "any"))
+        inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
         self._loop(stmt.body, inner, step)
 
     def _chooser(self, node, scope):
         if node is None:
             return None
-        fn, kind = self.expr(node, scope)
-        if kind not in ("player", "any"):
-            self.compiler.error("E201", f"`by` needs a player, not {_a(kind)}", node)
+        e = self.code_of(node, scope)
+        if e.kind not in ("player", "any"):
+            self.error("E201", f"`by` needs a player, not {a_kind(e.kind)}", node)
             raise CompileError
-        return fn
+        return self.compiler.function(e.code)
 
     def _s_Choose(self, stmt, scope):
-        options, kind = self.compiler.collection(stmt.options, scope, self.slots)
+        options, kind = self.compiler.collection_code(stmt.options, scope, self.slots)
         element = SINGLE_FOR.get(kind, "any")
-        slot = scope.names[stmt.var][0] if stmt.var in scope.names else self.slots.new(stmt.var)
-        scope.names[stmt.var] = (slot, element)
-        # The condition sees the option under its name and, like `where`, its attributes.
-        where = self.truth(stmt.where, Scope(scope, element=(slot, element))) if stmt.where is not None else None
+        local = scope.names.get(stmt.var)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
+        scope.names[stmt.var] = (f"fr[{slot}]", element)
+        where = None
+        if stmt.where is not None:
+            # The condition sees the option under its name and, like `where`, its attributes.
+            test = self.compiler.truth_code(stmt.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
+            where = self.compiler.function(test)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         spec = {
-            "options": options, "where": where, "slot": slot, "test_slot": slot, "chooser": chooser,
-            "prompt": stmt.prompt or f"choose {stmt.var}", "describe": _describer(element),
-            "to_json": _jsoner(element), "otherwise": otherwise,
+            "options": self.compiler.function(options), "where": where, "slot": slot, "test_slot": slot,
+            "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
+            "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
@@ -1111,154 +672,11 @@ def _describe_stmt(stmt) -> str:
     return {"Extends": "`extends`", "GameDecl": "`game`"}.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def _a(kind: str) -> str:
-    words = {"int": "a number", "bool": "a true/false value", "str": "a string", "label": "a face label",
-             "none": "none", "piece": "a piece", "pieces": "a collection of pieces", "zone": "a zone",
-             "zones": "several zones", "values": "a list of values", "player": "a player",
-             "players": "a list of players", "subsets": "a list of groups", "any": "a value"}
-    return words.get(kind, kind)
-
-
-def _const(value):
-    return lambda st, fr: value
-
-
-def _attr_type(name: str) -> str:
-    return {"face": "label", "value": "int", "number": "int", "kind": "str"}.get(name, "any")
-
-
-def _attribute_getter(column: int, name: str):
-    if name in ("face", "value", "number"):
-        dynamic = ("face", "value", "number").index(name)
-        return lambda st, p: st.dynamic[dynamic][p]
-    return lambda st, p: st.pieces.columns[column][p]
-
-
-def _attribute_of_slot(column: int, name: str, slot: int):
-    if name in ("face", "value", "number"):
-        dynamic = ("face", "value", "number").index(name)
-        return lambda st, fr: st.dynamic[dynamic][fr[slot]]
-    return lambda st, fr: st.pieces.columns[column][fr[slot]]
-
-
-def _as_list(fn, kind: str):
-    if kind == "zone":
-        return lambda st, fr: st.zones[fn(st, fr)]
-    if kind == "zones":
-        def gather(st, fr):
-            out = []
-            for z in fn(st, fr):
-                out.extend(st.zones[z])
-            return out
-        return gather
-    if kind in ("pieces", "values", "players", "subsets"):
-        return fn
-    if kind == "any":
-        def loose(st, fr):
-            value = fn(st, fr)
-            return value if isinstance(value, list) else [] if value is None else [value]
-        return loose
-    return lambda st, fr: [] if (value := fn(st, fr)) is None else [value]
-
-
-def _collection_type(kind: str) -> str:
-    if kind in ("zone", "zones", "piece"):
-        return "pieces"
-    if kind == "player":
-        return "players"
-    if kind in COLLECTIONS:
-        return kind
-    return "values"
-
-
-def _truth(fn, kind: str):
-    if kind == "bool":
-        return fn
-    if kind in ("piece", "player", "label", "none", "str"):
-        return lambda st, fr: fn(st, fr) is not None
-    if kind == "int":
-        return lambda st, fr: bool(fn(st, fr))
-    if kind == "zone":
-        return lambda st, fr: bool(st.zones[fn(st, fr)])
-    if kind == "zones":
-        return lambda st, fr: any(st.zones[z] for z in fn(st, fr))
-    if kind in COLLECTIONS:
-        return lambda st, fr: bool(fn(st, fr))
-
-    def loose(st, fr):
-        value = fn(st, fr)
-        return bool(value) if isinstance(value, (list, bool)) else value is not None
-
-    return loose
-
-
-def _store(slot: int, value, kind: str):
-    def store(st, fr):
-        fr[slot] = value(st, fr)
-    return store
-
-
-def _combine(op: str, old, value):
-    if op == "+=":
-        return lambda st, fr: old(st, fr) + value(st, fr)
-    return lambda st, fr: old(st, fr) - value(st, fr)
-
-
-def _number(value):
-    return 0 if value is None or isinstance(value, str) else value
-
-
-def _add(a, b):
-    return a + b
-
-
-def _sub(a, b):
-    return a - b
-
-
-def _mul(a, b):
-    return a * b
-
-
-def _div(a, b):
-    return a // b
-
-
-def _mod(a, b):
-    return a % b
-
-
-def _lt(a, b):
-    return a is not None and b is not None and a < b
-
-
-def _le(a, b):
-    return a is not None and b is not None and a <= b
-
-
-def _gt(a, b):
-    return a is not None and b is not None and a > b
-
-
-def _ge(a, b):
-    return a is not None and b is not None and a >= b
-
-
-def _subsets(st, pieces: list) -> list[list[int]]:
-    """Every distinct non-empty group of pieces; dice of one kind showing one face are alike."""
-    groups: dict[tuple, list[int]] = {}
-    for p in pieces:
-        groups.setdefault((st.pieces.kind[p], st.dynamic[0][p]), []).append(p)
-    keys = list(groups)
-    result = []
-    for counts in itertools.product(*(range(len(groups[k]) + 1) for k in keys)):
-        if any(counts):
-            chosen = []
-            for k, c in zip(keys, counts, strict=True):
-                chosen.extend(groups[k][:c])
-            result.append(chosen)
-    result.sort(key=len)
-    return result
+def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tuple[m.GameDef | None, list[Diagnostic]]:
+    """Compile a merged syntax tree; returns the definition (None on errors) and diagnostics."""
+    compiler = Compiler(tree, options or {})
+    game = compiler.compile()
+    return game, compiler.diagnostics
 
 
 def _describer(element: str):
@@ -1279,10 +697,3 @@ def _jsoner(element: str):
     if element == "player":
         return lambda st, p: {"seat": p}
     return lambda st, v: v
-
-
-def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tuple[m.GameDef | None, list[Diagnostic]]:
-    """Compile a merged syntax tree; returns the definition (None on errors) and diagnostics."""
-    compiler = Compiler(tree, options or {})
-    game = compiler.compile()
-    return game, compiler.diagnostics

@@ -67,6 +67,7 @@ class State:
         self.zone_base = game.shared_zone_count
         per_player_zones = len(game.zones) - self.zone_base
         self.zones: list[list[int]] = [[] for _ in range(self.zone_base + per_player_zones * players)]
+        self.sort_columns = [self.zone_of(i)[0].sort_column for i in range(len(self.zones))]
         self.where: list[int] = []
         self.dynamic: list[list] = [[], [], []]  # face label, value, number of each piece
         self.pieces = PieceTable([], [[] for _ in game.attributes], [[] for _ in game.kinds], [])
@@ -81,6 +82,7 @@ class State:
         self.history: list = []
         self.events: list[tuple] = []
         self.finished = False
+        self.tracing = True  # record the trace of events; bots' look-ahead copies turn it off
         self.winners: list[int] = []
         self.end_rule = -1
         self._init_counters()
@@ -148,11 +150,10 @@ class State:
 
     def sample_chance(self, rng: random.Random) -> tuple:
         """One outcome of the pending roll, drawn with its true probability."""
-        outcome = []
-        for kind_index, dice in self.pending[2]:
-            faces = len(self.game.kinds[kind_index].face_labels)
-            outcome.append(tuple(sorted(rng.randrange(faces) for _ in dice)))
-        return tuple(outcome)
+        draw = rng.random
+        kinds = self.game.kinds
+        return tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
+                     for kind_index, dice in self.pending[2])
 
     def apply_action(self, action) -> None:
         """Apply a decision (an index from legal_actions) or a chance outcome."""
@@ -160,11 +161,11 @@ class State:
             raise RuntimeFault(Diagnostic("R506", "the game is over; no action can be applied"))
         pending = self.pending
         frame = self.frames[-1]
-        rule = self._rule_at()
         if pending[0] == "roll":
             self._apply_roll(pending, action)
             frame[1] += 1
         else:
+            rule = self.game.procedures[frame[0]].code[frame[1]][3]
             options = pending[2]
             if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(options):
                 raise RuntimeFault(self._diagnostic("R506", f"action {action!r} is not one of the "
@@ -174,11 +175,13 @@ class State:
                 spec = pending[1]
                 frame[2][spec.slot] = value
                 frame[1] += 1
-                self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value))))
+                if self.tracing:
+                    self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value))))
             else:
                 label, target = value
                 frame[1] = target
-                self.events.append((rule, "choose", (pending[3], None, label)))
+                if self.tracing:
+                    self.events.append((rule, "choose", (pending[3], None, label)))
         self.history.append(action)
         self.pending = None
         self._run()
@@ -190,7 +193,8 @@ class State:
         share = 1.0 / len(self.winners)
         return [share if p in self.winners else 0.0 for p in range(self.n)]
 
-    def clone(self) -> State:
+    def clone(self, tracing: bool | None = None) -> State:
+        """An independent copy; ``tracing=False`` makes a copy that records no events (faster)."""
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other.zones = [list(z) for z in self.zones]
@@ -200,6 +204,8 @@ class State:
         other.frames = [[f[0], f[1], list(f[2]), f[3]] for f in self.frames]
         other.history = list(self.history)
         other.events = list(self.events)
+        if tracing is not None:
+            other.tracing = tracing
         other.winners = list(self.winners)
         return other
 
@@ -315,9 +321,9 @@ class State:
             origins.append(origin)
             zones[origin].remove(p)
         target = zones[to]
-        zone = self.game.zones[to] if to < self.zone_base else self.zone_of(to)[0]
-        if zone.sort_column is not None:
-            column = self.pieces.columns[zone.sort_column]
+        sort_column = self.sort_columns[to]
+        if sort_column is not None:
+            column = self.pieces.columns[sort_column]
             for p in pieces:
                 key = column[p]
                 i = 0
@@ -332,8 +338,9 @@ class State:
                 target[0:0] = pieces
             else:
                 target.extend(pieces)
-        labels = self.dynamic[0]
-        self.events.append((rule, "move", (tuple(pieces), tuple(origins), to, tuple(labels[p] for p in pieces))))
+        if self.tracing:
+            labels = self.dynamic[0]
+            self.events.append((rule, "move", (tuple(pieces), tuple(origins), to, tuple(labels[p] for p in pieces))))
 
     def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
         kind = self.game.kinds[kind_index]
@@ -373,25 +380,27 @@ class State:
 
     def set_counter(self, index: int, value: Any, rule: int) -> None:
         self.counters[index] = value
-        self.events.append((rule, "set", (index, value)))
+        if self.tracing:
+            self.events.append((rule, "set", (index, value)))
 
     def _apply_roll(self, pending: tuple, outcome) -> None:
         groups = pending[2]
-        if not isinstance(outcome, tuple) or len(outcome) != len(groups):
+        if outcome.__class__ is not tuple or len(outcome) != len(groups):
             raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
         labels_out, values_out, numbers_out = self.dynamic
-        shown = []
-        for (kind_index, dice), faces in zip(groups, outcome, strict=True):
-            kind = self.game.kinds[kind_index]
+        kinds = self.game.kinds
+        for (kind_index, dice), faces in zip(groups, outcome):
+            kind = kinds[kind_index]
             if len(faces) != len(dice):
                 raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
-            for p, f in zip(dice, faces, strict=True):
-                label = kind.face_labels[f]
+            labels, values = kind.face_labels, kind.face_values
+            for p, f in zip(dice, faces):
+                label = labels[f]
                 labels_out[p] = label
-                values_out[p] = kind.face_values[f]
-                numbers_out[p] = label if isinstance(label, int) else None
-                shown.append(p)
-        self.events.append((pending[1], "roll", tuple((p, labels_out[p]) for p in shown)))
+                values_out[p] = values[f]
+                numbers_out[p] = label if label.__class__ is int else None
+        if self.tracing:
+            self.events.append((pending[1], "roll", tuple((p, labels_out[p]) for _, dice in groups for p in dice)))
 
     # ------------------------------------------------------------------ the rule machine
     def _rule_at(self) -> int:

@@ -1,0 +1,558 @@
+"""Expressions to Python source: each rules expression becomes one Python expression over the
+state ``st`` and the frame ``fr``, so that evaluating it is a single call with no tree walking.
+
+Nothing from the rules text reaches the generated source as text: names are resolved to
+integers, and every constant that is not a plain int, bool or None goes through the constant
+table ``K`` (Jinja2's discipline)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import attrs
+
+from . import nodes as n
+from .diagnostics import did_you_mean
+
+NUMERIC = {"int", "bool"}
+COLLECTIONS = {"pieces", "zone", "zones", "values", "players", "subsets"}
+SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "any",
+              "players": "player", "subsets": "pieces"}
+BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "player_count", "it")
+FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
+             "distinct", "subsets", "any", "all", "seat", "abs")
+DYNAMIC = ("face", "value", "number")
+
+
+class CompileError(Exception):
+    """Raised to abandon one expression after its diagnostic was recorded."""
+
+
+@attrs.frozen
+class Expr:
+    """Generated Python source of an expression, its rules type, and whether it is never None."""
+
+    code: str
+    kind: str
+    safe: bool = False
+
+
+class Scope:
+    """Local names: name -> (code, type); and the item a filter is testing, as (code, type)."""
+
+    def __init__(self, parent: Scope | None = None, element: tuple[str, str] | None = None):
+        self.parent = parent
+        self.names: dict[str, tuple[str, str]] = {}
+        self.element = element if element is not None else (parent.element if parent else None)
+
+    def lookup(self, name: str) -> tuple[str, str] | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def all_names(self) -> list[str]:
+        names, scope = [], self
+        while scope is not None:
+            names.extend(scope.names)
+            scope = scope.parent
+        return names
+
+
+class Slots:
+    """Allocates frame slots for one procedure."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def new(self, name: str) -> int:
+        self.names.append(name)
+        return len(self.names) - 1
+
+
+# ---------------------------------------------------------------------- runtime helpers
+# Generated code calls these; they are the only functions it can see besides builtins.
+
+def _lt(a, b):
+    return a is not None and b is not None and a < b
+
+
+def _le(a, b):
+    return a is not None and b is not None and a <= b
+
+
+def _gt(a, b):
+    return a is not None and b is not None and a > b
+
+
+def _ge(a, b):
+    return a is not None and b is not None and a >= b
+
+
+def _total(values) -> int:
+    return sum(v for v in values if v.__class__ is int)
+
+
+def _extreme(pick, values):
+    kept = [v for v in values if v is not None]
+    return pick(kept) if kept else None
+
+
+def _extreme_item(best, pairs):
+    """The item with the greatest (or least) key among (key, item) pairs; the first on ties."""
+    found, found_key = None, None
+    for key, item in pairs:
+        if key is None:
+            continue
+        if found_key is None or (key > found_key if best else key < found_key):
+            found, found_key = item, key
+    return found
+
+
+def _at(items, index):
+    return items[index] if -len(items) <= index < len(items) else None
+
+
+def _listify(value):
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def _truthy(value):
+    return bool(value) if isinstance(value, (list, bool)) else value is not None
+
+
+def _subsets(st, pieces: list) -> list[list[int]]:
+    """Every distinct non-empty group of pieces; dice of one kind showing one face are alike."""
+    groups: dict[tuple, list[int]] = {}
+    for p in pieces:
+        groups.setdefault((st.pieces.kind[p], st.dynamic[0][p]), []).append(p)
+    keys = list(groups)
+    result = []
+    for counts in itertools.product(*(range(len(groups[k]) + 1) for k in keys)):
+        if any(counts):
+            chosen = []
+            for k, c in zip(keys, counts, strict=True):
+                chosen.extend(groups[k][:c])
+            result.append(chosen)
+    result.sort(key=len)
+    return result
+
+
+HELPERS = {name: value for name, value in globals().items()
+           if name.startswith("_") and callable(value) and not name.startswith("__")}
+
+
+def a_kind(kind: str) -> str:
+    """The type's name in words, for messages."""
+    words = {"int": "a number", "bool": "a true/false value", "str": "a string", "label": "a face label",
+             "none": "none", "piece": "a piece", "pieces": "a collection of pieces", "zone": "a zone",
+             "zones": "several zones", "values": "a list of values", "player": "a player",
+             "players": "a list of players", "subsets": "a list of groups", "any": "a value"}
+    return words.get(kind, kind)
+
+
+def collection_type(kind: str) -> str:
+    if kind in ("zone", "zones", "piece"):
+        return "pieces"
+    if kind == "player":
+        return "players"
+    if kind in COLLECTIONS:
+        return kind
+    return "values"
+
+
+class ExpressionCompiler:
+    """Mixin of the Compiler: expressions to Python source. Needs the Compiler's tables."""
+
+    def _init_codegen(self) -> None:
+        self.constants: list[Any] = []
+        self._constant_index: dict[tuple, int] = {}
+        self._fresh = itertools.count()
+        self.namespace: dict[str, Any] = dict(HELPERS)
+        self.namespace["K"] = self.constants
+
+    # -- plumbing
+    def fresh(self, stem: str) -> str:
+        return f"_{stem}{next(self._fresh)}"
+
+    def constant(self, value: Any) -> str:
+        if value is None or isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, bool)):
+            return repr(value)
+        key = (type(value).__name__, repr(value))
+        if key not in self._constant_index:
+            self._constant_index[key] = len(self.constants)
+            self.constants.append(value)
+        return f"K[{self._constant_index[key]}]"
+
+    def function(self, code: str, params: str = "st, fr"):
+        """A Python function from generated expression source."""
+        return eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
+
+    def procedure_function(self, body: list[str]):
+        """A Python function from generated statement lines."""
+        source = "def _f(st, fr):\n" + "\n".join("    " + line for line in body) + "\n"
+        local: dict[str, Any] = {}
+        exec(source, self.namespace, local)  # noqa: S102 - source is generated
+        return local["_f"]
+
+    def expr(self, node: n.Node, scope: Scope, slots: Slots):
+        """Compile an expression to (function(state, frame), type)."""
+        e = self.code(node, scope, slots)
+        return self.function(e.code), e.kind
+
+    def truth(self, node: n.Node, scope: Scope, slots: Slots):
+        return self.function(self.truth_code(node, scope, slots))
+
+    def code(self, node: n.Node, scope: Scope, slots: Slots) -> Expr:
+        method = getattr(self, "_x_" + type(node).__name__, None)
+        if method is None:
+            self.error("E201", f"{type(node).__name__} is not an expression", node)
+            raise CompileError
+        return method(node, scope, slots)
+
+    def truth_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
+        return self.as_truth(self.code(node, scope, slots))
+
+    def as_truth(self, e: Expr) -> str:
+        if e.kind == "bool":
+            return e.code
+        if e.kind in ("piece", "player", "label", "none", "str"):
+            return f"({e.code} is not None)"
+        if e.kind == "int":
+            return f"bool({e.code})"
+        if e.kind == "zone":
+            return f"bool(st.zones[{e.code}])"
+        if e.kind == "zones":
+            return f"any(st.zones[_z] for _z in {e.code})"
+        if e.kind in COLLECTIONS:
+            return f"bool({e.code})"
+        return f"_truthy({e.code})"
+
+    def as_list(self, e: Expr) -> str:
+        """Source of a list of the expression's items (a zone's pieces, a single piece...)."""
+        if e.kind == "zone":
+            return f"st.zones[{e.code}]"
+        if e.kind == "zones":
+            z, x = self.fresh("z"), self.fresh("x")
+            return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
+        if e.kind in ("pieces", "values", "players", "subsets"):
+            return e.code
+        return f"_listify({e.code})"
+
+    def collection_code(self, node, scope, slots) -> tuple[str, str]:
+        e = self.code(node, scope, slots)
+        return self.as_list(e), collection_type(e.kind)
+
+    def attribute_code(self, name: str, piece: str) -> str:
+        if name in DYNAMIC:
+            return f"st.dynamic[{DYNAMIC.index(name)}][{piece}]"
+        return f"st.pieces.columns[{self.attributes.index(name)}][{piece}]"
+
+    @staticmethod
+    def attribute_type(name: str) -> str:
+        return {"face": "label", "value": "int", "number": "int", "kind": "str"}.get(name, "any")
+
+    # -- expressions
+    def _x_Literal(self, node, scope, slots):
+        value = node.value
+        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else \
+            "none" if value is None else "str"
+        return Expr(self.constant(value), kind, value is not None)
+
+    def _x_EmptyLiteral(self, node, scope, slots):
+        return Expr("[]", "values", True)
+
+    def _x_ListExpr(self, node, scope, slots):
+        parts = [self.code(item, scope, slots) for item in node.items]
+        kinds = {p.kind for p in parts}
+        kind = "pieces" if kinds == {"piece"} else "players" if kinds == {"player"} else "values"
+        v = self.fresh("v")
+        return Expr(f"[{v} for {v} in ({', '.join(p.code for p in parts)},) if {v} is not None]", kind, True)
+
+    def _x_Name(self, node, scope, slots):
+        name = node.id
+        local = scope.lookup(name)
+        if local is not None:
+            return Expr(local[0], local[1])
+        if scope.element is not None:
+            code, element_kind = scope.element
+            if name == "it":
+                return Expr(code, element_kind, True)
+            if name in self.attributes and element_kind in ("piece", "any"):
+                return Expr(self.attribute_code(name, code), self.attribute_type(name))
+        simple = {
+            "player": Expr("st.player", "player", True),
+            "players": Expr("list(range(st.n))", "players", True),
+            "others": Expr("[(st.player + _i) % st.n for _i in range(1, st.n)]", "players", True),
+            "round_number": Expr("st.round_number", "int", True),
+            "turn_number": Expr("st.turn_number", "int", True),
+            "player_count": Expr("st.n", "int", True),
+        }
+        if name in simple:
+            return simple[name]
+        if name in self.options:
+            value = self.option_values.get(name, self.options[name].default)
+            kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "str"
+            return Expr(self.constant(value), kind, True)
+        if name in self.defines:
+            return self._expand_define(self.defines[name], (), node, scope, slots)
+        if name in self.zones:
+            zone = self.zone_defs[name]
+            if zone.per_player:
+                self.error("E202", f"`{name}` is a zone of each player; say whose", node,
+                           help=f"write `{name} of player` or `{name} of others`")
+                raise CompileError
+            return Expr(str(zone.ordinal), "zone", True)
+        if name in self.kinds:
+            return Expr(f"st.pieces.by_kind[{self.kind_defs[name][0]}]", "pieces", True)
+        if name in self.counters:
+            counter = self.counter_defs[name]
+            if counter.per_player:
+                self.error("E202", f"`{name}` is a counter of each player; say whose", node,
+                           help=f"write `{name} of player`")
+                raise CompileError
+            return Expr(f"st.counters[{counter.ordinal}]", "int")
+        if name in self.face_labels:
+            return Expr(self.constant(name), "label", True)
+        if name == "it":
+            self.error("E101", "`it` is used outside a `where` filter", node,
+                       help="`it` names the item being tested in `items where ...`")
+            raise CompileError
+        self.error("E101", f"unknown name `{name}`", node, help=did_you_mean(name, self._known_names(scope)))
+        raise CompileError
+
+    def _known_names(self, scope: Scope) -> list[str]:
+        names = list(scope.all_names()) + list(BUILTIN_NAMES)
+        for table in (self.options, self.defines, self.zones, self.kinds, self.counters, self.face_labels):
+            names.extend(table)
+        if scope.element is not None:
+            names.extend(self.attributes)
+        return names
+
+    def _expand_define(self, decl: n.DefineDecl, args: tuple, node, scope, slots):
+        params = decl.params or ()
+        if len(args) != len(params):
+            self.error("E104", f"`{decl.name}` takes {len(params)} argument(s), not {len(args)}", node)
+            raise CompileError
+        if decl.name in self._expanding:
+            self.error("E303", f"define `{decl.name}` refers to itself", node)
+            raise CompileError
+        # A define sees its parameters and the game's names, not the caller's locals.
+        inner = Scope(None, element=None)
+        for param, arg in zip(params, args, strict=True):
+            e = self.code(arg, scope, slots)
+            inner.names[param] = (f"({e.code})", e.kind)
+        self._expanding.append(decl.name)
+        try:
+            return self.code(decl.value, inner, slots)
+        finally:
+            self._expanding.pop()
+
+    def _x_Attribute(self, node, scope, slots):
+        obj = self.code(node.obj, scope, slots)
+        name = node.name
+        if name not in self.attributes:
+            self.error("E101", f"unknown attribute `{name}`", node, help=did_you_mean(name, self.attributes))
+            raise CompileError
+        if obj.kind in ("piece", "any"):
+            if obj.safe:
+                return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))
+            t = self.fresh("t")
+            return Expr(f"(None if ({t} := {obj.code}) is None else {self.attribute_code(name, t)})",
+                        self.attribute_type(name))
+        if obj.kind in ("pieces", "zone", "zones"):
+            p = self.fresh("p")
+            return Expr(f"[{self.attribute_code(name, p)} for {p} in {self.as_list(obj)}]", "values", True)
+        self.error("E201", f"`.{name}` needs a piece or a collection of pieces, not {a_kind(obj.kind)}", node)
+        raise CompileError
+
+    def _x_Of(self, node, scope, slots):
+        left = node.left
+        if not isinstance(left, n.Name) or (left.id not in self.zones and left.id not in self.counters):
+            self.error("E201", "`of` follows the name of a per-player zone or counter", node.left,
+                       help=did_you_mean(getattr(left, "id", ""), list(self.zones) + list(self.counters)))
+            raise CompileError
+        owner = self.code(node.right, scope, slots)
+        name = left.id
+        if owner.kind not in ("player", "players", "any"):
+            self.error("E201", f"`{name} of ...` needs a player or players, not {a_kind(owner.kind)}", node.right)
+            raise CompileError
+        if name in self.zones:
+            zone = self.zone_defs[name]
+            if not zone.per_player:
+                self.error("E201", f"`{name}` is a shared zone; it has no owner", node, help=f"write just `{name}`")
+                raise CompileError
+            base = f"st.zone_base + {zone.ordinal} * st.n"
+            if owner.kind == "players":
+                p = self.fresh("p")
+                return Expr(f"[{base} + {p} for {p} in {owner.code}]", "zones", True)
+            return Expr(f"({base} + {owner.code})", "zone", True)
+        counter = self.counter_defs[name]
+        if not counter.per_player:
+            self.error("E201", f"`{name}` is a shared counter; it has no owner", node, help=f"write just `{name}`")
+            raise CompileError
+        base = f"st.counter_base + {counter.ordinal} * st.n"
+        if owner.kind == "players":
+            p = self.fresh("p")
+            return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
+        return Expr(f"st.counters[{base} + {owner.code}]", "int")
+
+    def _x_Filter(self, node, scope, slots):
+        source, kind = self.collection_code(node.source, scope, slots)
+        e = self.fresh("e")
+        inner = Scope(scope, element=(e, SINGLE_FOR.get(kind, "any")))
+        cond = self.truth_code(node.cond, inner, slots)
+        return Expr(f"[{e} for {e} in {source} if {cond}]", kind, True)
+
+    def _x_Conditional(self, node, scope, slots):
+        cond = self.truth_code(node.cond, scope, slots)
+        then = self.code(node.then, scope, slots)
+        other = self.code(node.otherwise, scope, slots)
+        kind = then.kind if then.kind == other.kind or other.kind == "none" else \
+            other.kind if then.kind == "none" else "any"
+        return Expr(f"({then.code} if {cond} else {other.code})", kind, then.safe and other.safe)
+
+    def _x_BoolOp(self, node, scope, slots):
+        left = self.truth_code(node.left, scope, slots)
+        right = self.truth_code(node.right, scope, slots)
+        return Expr(f"({left} {node.op} {right})", "bool", True)
+
+    def _x_Not(self, node, scope, slots):
+        return Expr(f"(not {self.truth_code(node.operand, scope, slots)})", "bool", True)
+
+    def _x_Negate(self, node, scope, slots):
+        operand = self.code(node.operand, scope, slots)
+        self._need_number(operand.kind, node.operand, "`-`")
+        return Expr(f"(-{operand.code})", "int", operand.safe)
+
+    def _need_number(self, kind: str, node: n.Node, what: str) -> None:
+        if kind not in NUMERIC and kind not in ("any", "label"):
+            self.error("E201", f"{what} needs a number, not {a_kind(kind)}", node)
+            raise CompileError
+
+    def _x_Compare(self, node, scope, slots):
+        op = node.op
+        if op in ("in", "not in"):
+            left = self.code(node.left, scope, slots)
+            right = self.code(node.right, scope, slots)
+            if right.kind not in COLLECTIONS and right.kind != "any":
+                self.error("E201", f"`{op}` needs a collection on its right, not {a_kind(right.kind)}", node.right)
+                raise CompileError
+            return Expr(f"({left.code} {op} {self.as_list(right)})", "bool", True)
+        if op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
+            items, _ = self.collection_code(node.left, scope, slots)
+            return Expr(f"(not {items})" if op == "is" else f"bool({items})", "bool", True)
+        left = self._comparand(node.left, node.right, scope, slots)
+        right = self._comparand(node.right, node.left, scope, slots)
+        a, b = left.code, right.code
+        if left.kind in ("zone", "zones") or right.kind in ("zone", "zones"):
+            a, b = self.as_list(left), self.as_list(right)
+        if op in ("==", "is"):
+            return Expr(f"({a} == {b})", "bool", True)
+        if op in ("!=", "is not"):
+            return Expr(f"({a} != {b})", "bool", True)
+        self._need_number(left.kind, node.left, f"`{op}`")
+        self._need_number(right.kind, node.right, f"`{op}`")
+        if left.safe and right.safe:
+            return Expr(f"({a} {op} {b})", "bool", True)
+        helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
+        return Expr(f"{helper}({a}, {b})", "bool", True)
+
+    def _comparand(self, node, other, scope, slots) -> Expr:
+        # `kind == red_die` compares with the kind's name, not with its pieces.
+        if isinstance(node, n.Name) and node.id in self.kinds and scope.lookup(node.id) is None:
+            if (isinstance(other, n.Name) and other.id == "kind") or \
+                    (isinstance(other, n.Attribute) and other.name == "kind"):
+                return Expr(self.constant(node.id), "str", True)
+        return self.code(node, scope, slots)
+
+    def _x_Binary(self, node, scope, slots):
+        left = self.code(node.left, scope, slots)
+        right = self.code(node.right, scope, slots)
+        if node.op == "+" and (left.kind in COLLECTIONS or right.kind in COLLECTIONS):
+            kinds = {collection_type(left.kind), collection_type(right.kind)} - {"values"}
+            kind = kinds.pop() if len(kinds) == 1 else "values"
+            return Expr(f"({self.as_list(left)} + {self.as_list(right)})", kind, True)
+        self._need_number(left.kind, node.left, f"`{node.op}`")
+        self._need_number(right.kind, node.right, f"`{node.op}`")
+        op = "//" if node.op == "/" else node.op
+        return Expr(f"({left.code} {op} {right.code})", "int", left.safe and right.safe)
+
+    def _x_Index(self, node, scope, slots):
+        items, kind = self.collection_code(node.obj, scope, slots)
+        index = self.code(node.index, scope, slots)
+        return Expr(f"_at({items}, {index.code})", SINGLE_FOR.get(kind, "any"))
+
+    def _x_Call(self, node, scope, slots):
+        name = node.func
+        if name in self.defines:
+            return self._expand_define(self.defines[name], node.args, node, scope, slots)
+        if name not in FUNCTIONS:
+            self.error("E103", f"unknown function `{name}`", node,
+                       help=did_you_mean(name, list(FUNCTIONS) + list(self.defines)))
+            raise CompileError
+        args = node.args
+        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
+                 "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
+                 "all": (2, 2)}.get(name, (1, 2))
+        if not arity[0] <= len(args) <= arity[1]:
+            expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
+            self.error("E104", f"`{name}` takes {expected} argument(s), not {len(args)}", node)
+            raise CompileError
+        if name == "seat":
+            return Expr(f"({self.code(args[0], scope, slots).code} % st.n)", "player", True)
+        if name == "abs":
+            value = self.code(args[0], scope, slots)
+            return Expr(f"abs({value.code})", "int", value.safe)
+        if name in ("top", "bottom"):
+            zone = self.code(args[0], scope, slots)
+            position = -1 if name == "top" else 0
+            if zone.kind == "zone":
+                z = self.fresh("z")
+                return Expr(f"({z}[{position}] if ({z} := st.zones[{zone.code}]) else None)", "piece")
+            if zone.kind == "zones":
+                z = self.fresh("z")
+                return Expr(f"[st.zones[{z}][{position}] for {z} in {zone.code} if st.zones[{z}]]", "pieces", True)
+            self.error("E201", f"`{name}` needs a zone, not {a_kind(zone.kind)}", args[0])
+            raise CompileError
+        items, kind = self.collection_code(args[0], scope, slots)
+        element = SINGLE_FOR.get(kind, "any")
+        if name in ("first", "last"):
+            return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)
+        if name == "distinct":
+            return Expr(f"list(dict.fromkeys({items}))", kind, True)
+        if name == "subsets":
+            return Expr(f"_subsets(st, {items})", "subsets", True)
+        e = self.fresh("e")
+        if len(args) == 2:
+            inner = Scope(scope, element=(e, element))
+            if name in ("any", "all", "count"):
+                per_item = self.truth_code(args[1], inner, slots)
+            else:
+                per_item = self.code(args[1], inner, slots).code
+        elif element == "piece":
+            if name in ("highest", "lowest"):
+                # Pieces rank by their number; dice (no number) by the value they show.
+                per_item = f"({self.attribute_code('number', e)} if {self.attribute_code('number', e)} " \
+                           f"is not None else {self.attribute_code('value', e)})"
+            else:
+                per_item = self.attribute_code("value", e)
+        else:
+            per_item = e
+        generator = f"for {e} in {items}"
+        if name == "count":
+            if len(args) == 1:
+                return Expr(f"len({items})", "int", True)
+            return Expr(f"sum(1 {generator} if {per_item})", "int", True)
+        if name == "any":
+            return Expr(f"any({per_item} {generator})", "bool", True)
+        if name == "all":
+            return Expr(f"all({per_item} {generator})", "bool", True)
+        if name == "sum":
+            return Expr(f"_total([{per_item} {generator}])", "int", True)
+        if name in ("max", "min"):
+            return Expr(f"_extreme({name}, [{per_item} {generator}])", "int")
+        return Expr(f"_extreme_item({name == 'highest'}, [({per_item}, {e}) {generator}])", element)

@@ -1,0 +1,673 @@
+"""Scenarios: scripted games that check a rules file, written as data.
+
+A scenario file (``*.scenario``) plays a game with scripted dice and scripted decisions and
+then checks the position. It is line-based; a line whose first non-blank character is ``#``
+is a comment, and so is the rest of a line after whitespace followed by ``# ``. The first
+comment line is the scenario's title. Example::
+
+    # Stealing needs the exact total
+    game: ../../../games/pickomino.rules
+    players: 2
+    option: shorter_game=true
+    xfail: the engine cannot ... (see /tmp/core-bugs/scenarios.md)
+    given:
+        move grill where number == 36 to stack of seat(1)
+    steps:
+        roll worm worm worm worm 4 4 4 4
+        choose worm
+        expect options: stop | roll again
+        choose roll again
+        roll 4 4 4 4
+        choose 4
+        check count(kept) == 8
+        choose take: domino 36
+        expect player: 1
+    expect:
+        top(stack of seat(0)).number == 36
+        count(grill) == 15
+    events:
+        move domino 36 from stack of player 2 to stack of player 1
+        not: to turned
+
+Header lines (before the first section, in any order):
+
+``game: PATH``
+    The rules file, relative to the scenario file (variant files work too).
+``players: N``
+    How many players (default: the game's minimum).
+``option: NAME=VALUE``
+    An option of the game (repeatable); the value is read like a command-line value.
+``xfail: REASON``
+    The scenario is known to fail (a bug in the rules or the engine, reported elsewhere);
+    ``tests/test_scenarios.py`` marks it ``xfail(strict=True)`` with this reason.
+
+Sections (a line ``NAME:`` at column 0; their lines are indented):
+
+``given:``
+    Rules-language statements that arrange a position. They are compiled with the game
+    (by the real compiler) as one more rule, ``given``, at the end of the ``setup`` section,
+    so they run right after the set-up, before the first turn begins; ``player`` is seat 0
+    there. Blocks (``if``, ``for each``) are allowed, indented as in a rules file.
+``steps:``
+    What happens, in order, one step a line:
+
+    ``roll F F F ...``
+        The pending roll shows these face labels (the dice of one kind are alike, so the
+        order does not matter). When dice of several kinds are rolled at once, give one group
+        per kind, separated by ``|``, in the order the kinds are declared in the rules file;
+        a group may be named by its kind: ``roll 3 3 5 6 | 3`` or
+        ``roll white_die: 3 3 5 6 | red_die: 3`` (4 white dice and the red die). A kind with no
+        die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
+    ``choose TEXT``
+        Take the legal action whose text (``State.action_to_string``, for instance
+        ``set aside: worm`` or ``take: domino 36 from grill``) matches TEXT: first an exact
+        match of the whole text or of the text after ``PROMPT: `` (groups such as
+        ``2 x white_die showing 3 + red_die showing 3`` are compared part by part, in any
+        order), else a text that ends with TEXT, else one that contains it. The match must
+        be unique.
+    ``choose #N``
+        Take legal action number N (0-based, in ``legal_actions()`` order).
+    ``expect options: A | B | C``
+        The legal actions are exactly these (each pattern matches one action, as for
+        ``choose``; the order does not matter).
+    ``expect option: A`` / ``expect no option: A``
+        Some legal action matches A / none does.
+    ``expect player: N``
+        Seat N (0-based, like ``seat(N)``) is to decide now.
+    ``expect roll``
+        A roll is pending now.
+    ``expect game over`` / ``expect winners: N ...`` / ``expect returns: R ...``
+        The game has ended / with these winning seats / with these returns (one a seat).
+    ``expect fault CODE``
+        The next ``roll`` or ``choose`` raises a RuntimeFault with this code (R501 ...);
+        no further roll or choose may follow it.
+    ``check EXPR``
+        A rules-language condition that must hold now (``player`` is whose turn it is).
+``expect:``
+    Rules-language conditions, one a line, that must all hold at the end.
+``events:``
+    Substrings that must appear, in this order, in successive lines of the trace
+    (``State.event_lines()``, each ending with ``[rule, file:line]``). A line
+    ``not: TEXT`` says that no line of the whole trace contains TEXT.
+
+Conditions (``check`` and ``expect:``) are compiled by the real compiler against the game, as
+invariants named ``scenario_check_LINE`` / ``scenario_expect_LINE``, so they see every zone,
+define and option of the game. The game's own invariants are checked after the set-up and
+after every step; a scenario fails as soon as one breaks.
+
+``run_scenario(path)`` plays a file and returns a ``ScenarioResult``; when it fails, its
+``message`` says which line, what was legal then, and ends with the last trace lines.
+``python -m rulelang.scenario FILE...`` runs files from the command line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from . import model as m
+from . import nodes as n
+from .diagnostics import RuntimeFault, render_full
+from .parser import parse
+from .pipeline import coerce_options, parse_file
+from .runtime import CHANCE, TERMINAL, State
+from .source import Source
+from .variants import resolve
+
+SECTIONS = ("given", "steps", "expect", "events")
+TRACE_LINES = 15
+_INLINE_COMMENT = re.compile(r"\s+#\s.*$")
+
+
+class ScenarioError(Exception):
+    """The scenario file itself is malformed (or its game does not load)."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")
+
+
+class ScenarioFailure(Exception):
+    """A step or an expectation of the scenario did not hold."""
+
+
+@attrs.frozen
+class Step:
+    """One line of ``steps:``: ``kind`` is roll, choose, expect-..., check; ``arg`` its text."""
+
+    line: int
+    kind: str
+    arg: str
+    text: str
+
+
+@attrs.frozen
+class Scenario:
+    path: str
+    title: str
+    game: str
+    players: int | None
+    options: dict[str, str]
+    xfail: str | None
+    given: tuple[int, int, int] | None     # lines (1-based) of `given:`, its first and last statement
+    steps: tuple[Step, ...]
+    expects: tuple[tuple[int, str], ...]    # (line, condition)
+    events: tuple[tuple[int, str], ...]     # (line, substring or "not: substring")
+    lines: tuple[str, ...]
+
+
+@attrs.define
+class ScenarioResult:
+    """The outcome of a scenario: ``passed``, and when not, a readable ``message``."""
+
+    path: str
+    passed: bool
+    message: str = ""
+    state: State | None = None
+    steps_run: int = 0
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+# ---------------------------------------------------------------------- reading the file
+
+
+def _strip_comment(text: str) -> str:
+    return _INLINE_COMMENT.sub("", text).rstrip()
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    """Parse a scenario file (no game is loaded); raises ScenarioError."""
+    path = str(path)
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioError(path, None, f"cannot read the scenario: {error}") from None
+    lines = tuple(raw.splitlines())
+    title = ""
+    header: dict[str, Any] = {"options": {}}
+    section: str | None = None
+    seen: set[str] = set()
+    given_lines: list[int] = []
+    given_header = 0
+    steps: list[Step] = []
+    expects: list[tuple[int, str]] = []
+    events: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            if not title and section is None:
+                title = stripped.lstrip("#").strip()
+            continue
+        indented = line[0] in " \t"
+        if not indented:
+            text = _strip_comment(line)
+            name, colon, value = text.partition(":")
+            name, value = name.strip(), value.strip()
+            if not colon:
+                raise ScenarioError(path, number, f"expected `key: value` or a section, not `{text}`")
+            if name in SECTIONS:
+                if value:
+                    raise ScenarioError(path, number, f"`{name}:` opens a section; put its lines below, indented")
+                if name in seen:
+                    raise ScenarioError(path, number, f"a second `{name}:` section")
+                seen.add(name)
+                section = name
+                if name == "given":
+                    given_header = number
+                continue
+            if section is not None:
+                raise ScenarioError(path, number, f"`{name}:` must come before the sections "
+                                    f"({', '.join(SECTIONS)}), or be indented inside one")
+            if name == "option":
+                key, equals, option_value = value.partition("=")
+                if not equals or not key.strip():
+                    raise ScenarioError(path, number, "write `option: NAME=VALUE`")
+                header["options"][key.strip()] = option_value.strip()
+            elif name == "players":
+                if not value.isdigit():
+                    raise ScenarioError(path, number, f"`players:` takes a number, not `{value}`")
+                header["players"] = int(value)
+            elif name in ("game", "xfail"):
+                if name in header:
+                    raise ScenarioError(path, number, f"a second `{name}:` line")
+                if not value:
+                    raise ScenarioError(path, number, f"`{name}:` needs a value")
+                header[name] = value
+            else:
+                raise ScenarioError(path, number, f"unknown key `{name}` (expected game, players, option, "
+                                    f"xfail, or a section: {', '.join(SECTIONS)})")
+            continue
+        if section is None:
+            raise ScenarioError(path, number, "an indented line outside any section")
+        if section == "given":
+            given_lines.append(number)
+        elif section == "steps":
+            steps.append(_parse_step(path, number, _strip_comment(line).strip()))
+        elif section == "expect":
+            expects.append((number, _strip_comment(line).strip()))
+        else:
+            events.append((number, _strip_comment(line).strip()))
+    if "game" not in header:
+        raise ScenarioError(path, None, "no `game:` line naming the rules file")
+    return Scenario(
+        path=path, title=title, game=header["game"], players=header.get("players"),
+        options=header["options"], xfail=header.get("xfail"),
+        given=(given_header, given_lines[0], given_lines[-1]) if given_lines else None,
+        steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
+
+
+def _parse_step(path: str, number: int, text: str) -> Step:
+    word, _, rest = text.partition(" ")
+    rest = rest.strip()
+    if word in ("roll", "choose", "check"):
+        if not rest:
+            raise ScenarioError(path, number, f"`{word}` needs an argument")
+        return Step(number, word, rest, text)
+    if word == "expect":
+        for kind in ("options:", "option:", "no option:", "player:", "winners:", "returns:"):
+            if rest.startswith(kind):
+                return Step(number, "expect " + kind.rstrip(":"), rest[len(kind):].strip(), text)
+        if rest in ("roll", "game over"):
+            return Step(number, "expect " + rest, "", text)
+        if rest.startswith("fault "):
+            return Step(number, "expect fault", rest[len("fault "):].strip(), text)
+    raise ScenarioError(path, number, f"unknown step `{text}` (expected roll, choose, check, or expect "
+                        "options:/option:/no option:/player:/roll/game over/winners:/returns:/fault)")
+
+
+# ---------------------------------------------------------------------- compiling with the game
+
+
+@attrs.frozen
+class CompiledScenario:
+    game: m.GameDef                    # the game plus the given rule; only its own invariants
+    checks: dict[int, m.Check]         # scenario line -> compiled condition
+
+
+def compile_scenario(scenario: Scenario) -> CompiledScenario:
+    """Load the game and compile the scenario's statements and conditions with it."""
+    from .compiler import compile_game
+
+    game_path = os.path.normpath(os.path.join(os.path.dirname(scenario.path), scenario.game))
+    tree, diagnostics = parse_file(game_path)
+    if tree is not None:
+        tree, more = resolve(tree, parse_file)
+        diagnostics += more
+    errors = [d for d in diagnostics if d.is_error]
+    if tree is None or errors:
+        raise ScenarioError(scenario.path, None, f"the game `{game_path}` does not load:\n"
+                            + "\n".join(render_full(d) for d in errors))
+    option_values, problems = coerce_options(tree, scenario.options)
+    if problems:
+        raise ScenarioError(scenario.path, None, "\n".join(render_full(d) for d in problems))
+
+    # A rules text laid out on the scenario's own lines, so that diagnostics and the trace
+    # point at the scenario file: the given block becomes a procedure, each condition an
+    # invariant; every other line is left blank.
+    lines = [""] * len(scenario.lines)
+    if scenario.given is not None:
+        header, first, last = scenario.given
+        lines[header - 1] = "procedure scenario_given:"
+        for number in range(first, last + 1):
+            lines[number - 1] = scenario.lines[number - 1]
+    conditions = [(step.line, step.arg, "check") for step in scenario.steps if step.kind == "check"]
+    conditions += [(line, text, "expect") for line, text in scenario.expects]
+    for line, text, kind in conditions:
+        lines[line - 1] = f"invariant scenario_{kind}_{line}: {text}"
+    extra, syntax = parse(Source(scenario.path, "\n".join(lines) + "\n"))
+    if extra is None:
+        raise ScenarioError(scenario.path, None, "\n".join(render_full(d) for d in syntax))
+
+    items = list(tree.items)
+    for item in extra.items:
+        if isinstance(item, n.ProcedureDecl):
+            given = n.Rule("given", item.body, span=item.span)
+            index = next((i for i, x in enumerate(items) if isinstance(x, n.Section) and x.kind == "setup"), None)
+            if index is None:
+                items.append(n.Section("setup", (given,), span=item.span))
+            else:
+                items[index] = attrs.evolve(items[index], body=items[index].body + (given,))
+        else:
+            items.append(item)
+    merged = attrs.evolve(tree, items=tuple(items))
+    game, diagnostics = compile_game(merged, option_values)
+    errors = [d for d in diagnostics if d.is_error]
+    if game is None or errors:
+        raise ScenarioError(scenario.path, None, "the scenario does not compile with the game:\n"
+                            + "\n".join(render_full(d) for d in errors))
+    own, checks = [], {}
+    for check in game.invariants:
+        name = game.rules[check.rule].name
+        if name.startswith(("scenario_check_", "scenario_expect_")):
+            checks[int(name.rsplit("_", 1)[1])] = check
+        else:
+            own.append(check)
+    return CompiledScenario(attrs.evolve(game, invariants=tuple(own)), checks)
+
+
+# ---------------------------------------------------------------------- matching actions
+
+
+def _parts(text: str) -> list[str]:
+    return sorted(part.strip() for part in text.split(" + "))
+
+
+def match_actions(texts: list[str], pattern: str) -> list[int]:
+    """Indices of the action texts that match a pattern, best level first (see the docstring)."""
+    wanted = _parts(pattern)
+    exact = [i for i, t in enumerate(texts)
+             if _parts(t) == wanted or (": " in t and _parts(t.split(": ", 1)[1]) == wanted)]
+    if exact:
+        return exact
+    ending = [i for i, t in enumerate(texts) if t.endswith(pattern)]
+    if ending:
+        return ending
+    return [i for i, t in enumerate(texts) if pattern in t]
+
+
+def _label(token: str) -> Any:
+    return int(token) if re.fullmatch(r"-?\d+", token) else token
+
+
+# ---------------------------------------------------------------------- running
+
+
+class _Runner:
+    def __init__(self, scenario: Scenario, compiled: CompiledScenario):
+        self.scenario = scenario
+        self.game = compiled.game
+        self.checks = compiled.checks
+        self.state: State | None = None
+        self.step: Step | None = None
+        self.steps_run = 0
+        self.expected_fault: str | None = None
+        self.faulted_at: Step | None = None
+
+    # -- failures
+    def fail(self, message: str) -> None:
+        raise ScenarioFailure(message)
+
+    def describe_node(self) -> str:
+        state = self.state
+        if state is None:
+            return "  (no state: the set-up did not finish)"
+        if self.faulted_at is not None:
+            return f"  (the game faulted at line {self.faulted_at.line})"
+        player = state.current_player()
+        if player == TERMINAL:
+            return f"  the game is over; winners: {_seats(state.winners)}, returns: {state.returns()}"
+        if player == CHANCE:
+            groups = ", ".join(f"{len(dice)} {self.game.kinds[k].name}" for k, dice in state.pending[2])
+            return f"  a roll is pending: {groups} (write `roll` with one group per kind, in this order)"
+        lines = [f"  seat {player} (player {player + 1}) is to decide `{state.prompt()}`; legal actions:"]
+        lines += [f"    #{a} {state.action_to_string(a)}" for a in state.legal_actions()]
+        return "\n".join(lines)
+
+    def action_texts(self) -> list[str]:
+        state = self.state
+        if state.current_player() < 0:
+            return []
+        return [state.action_to_string(a) for a in state.legal_actions()]
+
+    # -- steps
+    def run(self) -> None:
+        try:
+            self.state = self.game.new_initial_state(self.scenario.players)
+        except RuntimeFault as fault:
+            self.fail(f"the set-up (or `given:`) raised a fault:\n{render_full(fault.diagnostic)}")
+        except ValueError as error:
+            self.fail(str(error))
+        self.check_invariants("after the set-up and `given:`")
+        for step in self.scenario.steps:
+            self.step = step
+            getattr(self, "_" + step.kind.replace(" ", "_"))(step)
+            self.steps_run += 1
+        self.step = None
+        if self.expected_fault is not None:
+            self.fail(f"`expect fault {self.expected_fault}` but no roll or choose followed it")
+        for line, text in self.scenario.expects:
+            self.step = Step(line, "expect", text, text)
+            self.evaluate(line, text, "expected at the end")
+        self.step = None
+        self.check_events()
+
+    def check_invariants(self, when: str) -> None:
+        try:
+            broken = self.state.check_invariants()
+        except Exception as error:  # an invariant that cannot be evaluated is a failure too
+            self.fail(f"evaluating the game's invariants {when} failed: {type(error).__name__}: {error}")
+        if broken:
+            self.fail(f"the game's invariant(s) {', '.join(broken)} no longer hold {when}")
+
+    def evaluate(self, line: int, text: str, what: str) -> None:
+        check = self.checks[line]
+        try:
+            value = check.test(self.state, [None] * check.slot_count)
+        except Exception as error:
+            self.fail(f"`{text}` cannot be evaluated: {type(error).__name__}: {error}")
+        if not value:
+            self.fail(f"`{text}` is false ({what})")
+
+    def act(self, action) -> None:
+        if self.faulted_at is not None:
+            self.fail(f"the game faulted at line {self.faulted_at.line}; no action can follow")
+        expected, self.expected_fault = self.expected_fault, None
+        try:
+            self.state.apply_action(action)
+        except RuntimeFault as fault:
+            if expected is not None and fault.diagnostic.code == expected:
+                self.faulted_at = self.step
+                return
+            self.fail(f"unexpected fault:\n{render_full(fault.diagnostic)}")
+        if expected is not None:
+            self.fail(f"expected a fault {expected}, but the step went through")
+        self.check_invariants(f"after line {self.step.line}")
+
+    def _roll(self, step: Step) -> None:
+        state = self.state
+        if self.faulted_at is not None:
+            self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
+        if state.current_player() != CHANCE:
+            self.fail("a roll was scripted, but no roll is pending")
+        groups = [g.strip() for g in step.arg.split("|")]
+        pending = state.pending[2]
+        kinds = [self.game.kinds[k].name for k, _ in pending]
+        shape = " | ".join(f"{kind}: {len(dice)} dice" for kind, (_, dice) in zip(kinds, pending, strict=True))
+        by_kind: dict[str, list] = {}
+        for position, group in enumerate(groups):
+            name, colon, labels = group.partition(":")
+            if colon:
+                name = name.strip()
+                if name not in kinds:
+                    self.fail(f"no {name} in this roll; the roll is {shape}")
+            else:
+                if position >= len(kinds):
+                    self.fail(f"{len(groups)} groups given; the roll is {shape}")
+                name, labels = kinds[position], group
+            if name in by_kind:
+                self.fail(f"two groups for {name}; the roll is {shape}")
+            by_kind[name] = [_label(t) for t in labels.split()]
+        flat = []
+        for kind, (kind_index, dice) in zip(kinds, pending, strict=True):
+            labels = by_kind.get(kind)
+            if labels is None or len(labels) != len(dice):
+                self.fail(f"the roll is {shape}, but {len(labels or [])} {kind} faces were given")
+            faces = self.game.kinds[kind_index].face_labels
+            for label in labels:
+                if label not in faces:
+                    self.fail(f"{kind} has no face `{label}` (faces: {', '.join(map(str, faces))})")
+            flat.extend(labels)
+        self.act(state.outcome_from_labels(flat))
+
+    def _need_decision(self) -> list[str]:
+        if self.faulted_at is not None:
+            self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
+        player = self.state.current_player()
+        if player == CHANCE:
+            self.fail("a decision was expected, but a roll is pending")
+        if player == TERMINAL:
+            self.fail("a decision was expected, but the game is over")
+        return self.action_texts()
+
+    def _choose(self, step: Step) -> None:
+        texts = self._need_decision()
+        if re.fullmatch(r"#\d+", step.arg):
+            index = int(step.arg[1:])
+            if index >= len(texts):
+                self.fail(f"there is no action {step.arg}")
+            self.act(index)
+            return
+        found = match_actions(texts, step.arg)
+        if not found:
+            self.fail(f"no legal action matches `{step.arg}`")
+        if len(found) > 1:
+            self.fail(f"`{step.arg}` is ambiguous: it matches " + ", ".join(f"#{i} `{texts[i]}`" for i in found))
+        self.act(found[0])
+
+    def _expect_options(self, step: Step) -> None:
+        texts = self._need_decision()
+        patterns = [p.strip() for p in step.arg.split("|") if p.strip()]
+        used: set[int] = set()
+        for pattern in patterns:
+            found = match_actions(texts, pattern)
+            if len(found) != 1:
+                self.fail(f"`{pattern}` should match exactly one legal action, but it matches {len(found)}")
+            used.update(found)
+        extra = [texts[i] for i in range(len(texts)) if i not in used]
+        if extra:
+            self.fail("more legal actions than expected: " + ", ".join(f"`{t}`" for t in extra))
+
+    def _expect_option(self, step: Step) -> None:
+        if not match_actions(self._need_decision(), step.arg):
+            self.fail(f"no legal action matches `{step.arg}`")
+
+    def _expect_no_option(self, step: Step) -> None:
+        texts = self._need_decision()
+        found = match_actions(texts, step.arg)
+        if found:
+            self.fail(f"`{step.arg}` should not be legal, but matches " + ", ".join(f"`{texts[i]}`" for i in found))
+
+    def _expect_player(self, step: Step) -> None:
+        player = self.state.current_player()
+        if str(player) != step.arg.strip():
+            who = "a roll is pending" if player == CHANCE else "the game is over" if player == TERMINAL \
+                else f"seat {player} is to decide"
+            self.fail(f"seat {step.arg} should be to decide, but {who}")
+
+    def _expect_roll(self, step: Step) -> None:
+        if self.state.current_player() != CHANCE:
+            self.fail("a roll should be pending")
+
+    def _expect_game_over(self, step: Step) -> None:
+        if not self.state.is_terminal():
+            self.fail("the game should be over")
+
+    def _expect_winners(self, step: Step) -> None:
+        self._expect_game_over(step)
+        wanted = sorted(int(t) for t in step.arg.replace(",", " ").split())
+        if sorted(self.state.winners) != wanted:
+            self.fail(f"the winners should be {_seats(wanted)}, not {_seats(self.state.winners)} "
+                      f"(scores by seat: {self.state.scores()})")
+
+    def _expect_returns(self, step: Step) -> None:
+        wanted = [float(t) for t in step.arg.replace(",", " ").split()]
+        got = self.state.returns()
+        if len(got) != len(wanted) or not all(math.isclose(a, b) for a, b in zip(got, wanted, strict=False)):
+            self.fail(f"the returns should be {wanted}, not {got} (scores by seat: {self.state.scores()})")
+
+    def _expect_fault(self, step: Step) -> None:
+        if self.expected_fault is not None:
+            self.fail("two `expect fault` lines in a row")
+        self.expected_fault = step.arg
+
+    def _check(self, step: Step) -> None:
+        if self.faulted_at is not None:
+            self.fail(f"the game faulted at line {self.faulted_at.line}; nothing can be checked after it")
+        self.evaluate(step.line, step.arg, "checked here")
+
+    # -- events
+    def check_events(self) -> None:
+        lines = self.state.event_lines()
+        position = 0
+        for number, text in self.scenario.events:
+            self.step = Step(number, "event", text, text)
+            if text.startswith("not:"):
+                unwanted = text[len("not:"):].strip()
+                hits = [line for line in lines if unwanted in line]
+                if hits:
+                    self.fail(f"no trace line should contain `{unwanted}`, but this one does:\n    {hits[0]}")
+                continue
+            for index in range(position, len(lines)):
+                if text in lines[index]:
+                    position = index + 1
+                    break
+            else:
+                earlier = any(text in line for line in lines[:position])
+                self.fail(f"no trace line after the previous match contains `{text}`"
+                          + (" (it appears earlier: check the order)" if earlier else ""))
+
+
+def _seats(seats) -> str:
+    return "[" + ", ".join(f"seat {s}" for s in seats) + "]"
+
+
+def run_scenario(path: str | os.PathLike) -> ScenarioResult:
+    """Play a scenario file; never raises for a failing or malformed scenario."""
+    path = str(path)
+    try:
+        scenario = load_scenario(path)
+        compiled = compile_scenario(scenario)
+    except ScenarioError as error:
+        return ScenarioResult(path, False, f"{error}")
+    runner = _Runner(scenario, compiled)
+    try:
+        runner.run()
+    except ScenarioFailure as failure:
+        return ScenarioResult(path, False, _report(runner, str(failure)), runner.state, runner.steps_run)
+    return ScenarioResult(path, True, "", runner.state, runner.steps_run)
+
+
+def _report(runner: _Runner, message: str) -> str:
+    scenario = runner.scenario
+    step = runner.step
+    where = f"{scenario.path}:{step.line}" if step is not None else scenario.path
+    lines = [f"{where}: {message}"]
+    if scenario.title:
+        lines.insert(0, f"scenario: {scenario.title}")
+    if step is not None:
+        lines.append(f"  the line: {step.text}")
+    lines.append("now:")
+    lines.append(runner.describe_node())
+    if runner.state is not None:
+        trace = runner.state.event_lines()
+        lines.append(f"last {min(TRACE_LINES, len(trace))} of {len(trace)} trace lines:")
+        lines += ["    " + line for line in trace[-TRACE_LINES:]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = sys.argv[1:] if argv is None else argv
+    failed = 0
+    for path in paths:
+        result = run_scenario(path)
+        print(("ok    " if result.passed else "FAIL  ") + path)
+        if not result.passed:
+            failed += 1
+            print(result.message, end="\n\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
