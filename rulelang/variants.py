@@ -172,7 +172,7 @@ def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = ()) -> tup
         return tree, []
     if len(extends) > 1:
         return None, [Diagnostic("E106", "a file can extend only one base", extends[1].span)]
-    base_path = str((Path(tree.path).parent / extends[0].path))
+    base_path = str(Path(tree.path).parent / extends[0].path)
     if str(Path(base_path).resolve()) in chain:
         return None, [Diagnostic("E106", f"`{extends[0].path}` extends this file back: a circle", extends[0].span)]
     base, diagnostics = load(base_path)
