@@ -416,6 +416,7 @@ class _Code:
             if op == m.OP_BRANCH:
                 a = m.BranchSpec(tuple((label, cond, target[0]) for label, cond, target in a[0]), a[1], a[2])
             code.append((op, a, b, rule))
+        code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
                            tuple(self.slots.names))
 
@@ -697,3 +698,25 @@ def _jsoner(element: str):
     if element == "player":
         return lambda st, p: {"seat": p}
     return lambda st, v: v
+
+
+def _thread_jumps(code: list[tuple]) -> list[tuple]:
+    """Point every jump straight at its final target, past jumps to jumps."""
+
+    def final(target: int) -> int:
+        seen = set()
+        while target < len(code) and code[target][0] == m.OP_JUMP and target not in seen:
+            seen.add(target)
+            target = code[target][1]
+        return target
+
+    threaded = []
+    for op, a, b, rule in code:
+        if op == m.OP_JUMP:
+            a = final(a)
+        elif op == m.OP_JUMP_IF_NOT:
+            b = final(b)
+        elif op == m.OP_BRANCH:
+            a = m.BranchSpec(tuple((label, cond, final(t)) for label, cond, t in a.branches), a.chooser, a.prompt)
+        threaded.append((op, a, b, rule))
+    return threaded

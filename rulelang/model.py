@@ -119,6 +119,14 @@ class BranchSpec:
     branches: tuple[tuple[str, Evaluator | None, int], ...]
     chooser: Evaluator | None
     prompt: str
+    # The options when no branch has a condition: computed once, not at every visit.
+    fixed: tuple[tuple[str, int], ...] | None = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        fixed = None
+        if all(cond is None for _, cond, _ in self.branches):
+            fixed = tuple((label, target) for label, _, target in self.branches)
+        object.__setattr__(self, "fixed", fixed)
 
 
 @attrs.frozen

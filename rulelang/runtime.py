@@ -468,8 +468,8 @@ class State:
                     return
                 elif op == 4:  # OP_BRANCH
                     frame[1] = pc
-                    options = [(label, target) for label, cond, target in a.branches
-                               if cond is None or cond(self, slots)]
+                    options = a.fixed or [(label, target) for label, cond, target in a.branches
+                                          if cond is None or cond(self, slots)]
                     if not options:
                         raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
                     chooser = self.player if a.chooser is None else a.chooser(self, slots)
