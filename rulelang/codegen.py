@@ -112,6 +112,10 @@ def _extreme_item(best, pairs):
     return found
 
 
+def _compact(*values):
+    return [v for v in values if v is not None]
+
+
 def _at(items, index):
     return items[index] if -len(items) <= index < len(items) else None
 
@@ -269,8 +273,7 @@ class ExpressionCompiler:
         parts = [self.code(item, scope, slots) for item in node.items]
         kinds = {p.kind for p in parts}
         kind = "pieces" if kinds == {"piece"} else "players" if kinds == {"player"} else "values"
-        v = self.fresh("v")
-        return Expr(f"[{v} for {v} in ({', '.join(p.code for p in parts)},) if {v} is not None]", kind, True)
+        return Expr(f"_compact({', '.join(p.code for p in parts)})", kind, True)
 
     def _x_Name(self, node, scope, slots):
         name = node.id
@@ -324,6 +327,9 @@ class ExpressionCompiler:
         self.error("E101", f"unknown name `{name}`", node, help=did_you_mean(name, self._known_names(scope)))
         raise CompileError
 
+    def _is_declared(self, name: str, scope: Scope) -> bool:
+        return name in self._known_names(scope) or name in self.attributes
+
     def _known_names(self, scope: Scope) -> list[str]:
         names = list(scope.all_names()) + list(BUILTIN_NAMES)
         for table in (self.options, self.defines, self.zones, self.kinds, self.counters, self.face_labels):
@@ -371,6 +377,12 @@ class ExpressionCompiler:
 
     def _x_Of(self, node, scope, slots):
         left = node.left
+        if isinstance(left, n.Name) and left.id not in self.zones and left.id not in self.counters \
+                and not self._is_declared(left.id, scope):
+            self.error("E101", f"unknown name `{left.id}`", left,
+                       help=did_you_mean(left.id, [z for z in self.zones if self.zone_defs[z].per_player]
+                                         + [c for c in self.counters if self.counter_defs[c].per_player]))
+            raise CompileError
         if not isinstance(left, n.Name) or (left.id not in self.zones and left.id not in self.counters):
             self.error("E201", "`of` follows the name of a per-player zone or counter", node.left,
                        help=did_you_mean(getattr(left, "id", ""), list(self.zones) + list(self.counters)))
@@ -429,7 +441,8 @@ class ExpressionCompiler:
         return Expr(f"(-{operand.code})", "int", operand.safe)
 
     def _need_number(self, kind: str, node: n.Node, what: str) -> None:
-        if kind not in NUMERIC and kind not in ("any", "label"):
+        # Seats are numbers too: `seat(player + 1)` is the next player.
+        if kind not in NUMERIC and kind not in ("any", "label", "player"):
             self.error("E201", f"{what} needs a number, not {a_kind(kind)}", node)
             raise CompileError
 

@@ -246,7 +246,12 @@ class Compiler(ExpressionCompiler):
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
         column = None
-        if z.sort_key is not None:
+        for problem in z.problems:
+            self.error("E303", f"zone `{z.name}` {problem}", z)
+        if z.sort_key in ("face", "value"):
+            self.error("E303", f"zone `{z.name}` cannot be sorted by `{z.sort_key}`: it changes when dice roll", z,
+                       help="sort by an attribute fixed when the piece is made, such as `number`")
+        elif z.sort_key is not None:
             if z.sort_key not in self.attributes:
                 self.error("E101", f"zone `{z.name}` is sorted by unknown attribute `{z.sort_key}`", z,
                            help=did_you_mean(z.sort_key, self.attributes))
@@ -423,6 +428,7 @@ class _Code:
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
         for stmt in body:
+            self.flush()  # one instruction per statement, so a fault names its own line
             self._span = stmt.span
             method = getattr(self, "_s_" + type(stmt).__name__, None)
             if method is None:
@@ -482,7 +488,11 @@ class _Code:
             self.error("E101", f"unknown component `{stmt.kind}`", stmt,
                        help=did_you_mean(stmt.kind, self.compiler.kinds))
             raise CompileError
-        kind_index, _ = self.compiler.kind_defs[stmt.kind]
+        kind_index, kind_def = self.compiler.kind_defs[stmt.kind]
+        if stmt.count is not None and not kind_def.is_die and len(kind_def.pieces) > 1:
+            self.error("E303", f"`{stmt.kind}` has a piece for each of its values; a count cannot apply", stmt,
+                       help=f"write `create {stmt.kind} in ...` to make all of them")
+            raise CompileError
         count = self.code_of(stmt.count, scope).code if stmt.count is not None else "None"
         into = self.code_of(stmt.into, scope)
         if into.kind != "zone":

@@ -392,6 +392,7 @@ class ZoneDecl(Node):
     kind: str
     visibility: str
     sort_key: str | None = None
+    problems: tuple[str, ...] = ()  # contradictions found while reading it (two kinds...)
 
 
 @attrs.frozen

@@ -250,7 +250,15 @@ class AstBuilder(Transformer):
 
     def option_decl(self, meta, children):
         name, default, *doc = children
-        return n.OptionDecl(str(name), default.value, tuple(doc), span=self._span(meta))
+        if isinstance(default, n.Literal):
+            default = default.value
+        return n.OptionDecl(str(name), default, tuple(doc), span=self._span(meta))
+
+    def option_value(self, meta, children):
+        value = children[0]
+        if isinstance(value, Token):
+            return _unquote(value)
+        return value.value if isinstance(value, n.Literal) else value
 
     def doc_line(self, meta, children):
         return _unquote(children[0])
@@ -331,19 +339,27 @@ class AstBuilder(Transformer):
     def zone_decl(self, meta, children):
         name, *props = children
         fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None}
+        seen: dict[str, str] = {}
+        problems = []
         for prop in props:
             words = [str(t) for t in prop]
+            text = " ".join(words)
+            group = {"shared": "owner", "per": "owner", "sorted": "order", "public": "visibility",
+                     "hidden": "visibility", "owner": "visibility", "top": "visibility"}.get(words[0], "kind")
+            if group in seen:
+                problems.append(f"says both `{seen[group]}` and `{text}`")
+            seen[group] = text
             if words[0] == "shared":
                 fields["per_player"] = False
             elif words[0] == "per":
                 fields["per_player"] = True
             elif words[0] == "sorted":
                 fields["sort_key"] = words[2]
-            elif words[0] in ("public", "hidden", "owner", "top"):
-                fields["visibility"] = " ".join(words)
+            elif group == "visibility":
+                fields["visibility"] = text
             else:
                 fields["kind"] = words[0]
-        return n.ZoneDecl(str(name), span=self._span(meta), **fields)
+        return n.ZoneDecl(str(name), span=self._span(meta), problems=tuple(problems), **fields)
 
     def zone_prop(self, meta, children):
         return children

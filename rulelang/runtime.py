@@ -25,13 +25,13 @@ The rules ran for a very long time without any decision or roll: a loop that nev
 the game was when the step limit was reached.
 """)
 register("R503", "invalid-operation", """
-A statement could not be carried out while playing: for instance moving a piece that does not
-exist (`none`), adding a number to a label, or taking the top of an empty zone and using it.
-The message names the rule and its line.
+A statement could not be carried out while playing: for instance adding a number to a label,
+using an attribute of the top of an empty zone in arithmetic, or rolling pieces that are not
+dice. (Moving `none` does nothing: it is not a fault.) The message names the rule and its line.
 """)
 register("R504", "turn-limit", """
-The game went on past the number of turns its header allows (`at most N turns`). Either the
-rules cannot end, or the limit is too low for this game.
+The game went on past the number of turns (or rounds) its header allows (`at most N turns`).
+Either the rules cannot end, or the limit is too low for this game.
 """)
 register("R505", "invariant-violated", """
 A declared `invariant` did not hold after a step: the rules broke a property the designer
@@ -82,6 +82,7 @@ class State:
         self.history: list = []
         self.events: list[tuple] = []
         self.finished = False
+        self.fault: RuntimeFault | None = None  # set when the rules faulted: the state is dead
         self.tracing = True  # record the trace of events; bots' look-ahead copies turn it off
         self.winners: list[int] = []
         self.end_rule = -1
@@ -103,6 +104,8 @@ class State:
         """The seat to decide, CHANCE when dice must be rolled, TERMINAL at the end."""
         if self.finished:
             return TERMINAL
+        if self.pending is None:
+            self._raise_fault()
         if self.pending[0] == "roll":
             return CHANCE
         return self.pending[3]
@@ -111,12 +114,25 @@ class State:
         return self.finished
 
     def is_chance_node(self) -> bool:
-        return not self.finished and self.pending[0] == "roll"
+        return not self.finished and self.current_player() == CHANCE
+
+    def _raise_fault(self):
+        raise self.fault if self.fault is not None else RuntimeFault(
+            Diagnostic("R506", "the state is not at a decision or a roll"))
+
+    def _need_roll(self) -> None:
+        if self.finished or self.pending is None or self.pending[0] != "roll":
+            if self.pending is None and not self.finished:
+                self._raise_fault()
+            raise RuntimeFault(Diagnostic("R506", "no roll is pending here: the state is "
+                                          + ("over" if self.finished else "at a decision")))
 
     def legal_actions(self, player: int | None = None) -> list:
         """Stable list of actions: option indices at a decision, outcomes at a chance node."""
         if self.finished:
             return []
+        if self.pending is None:
+            self._raise_fault()
         if self.pending[0] == "roll":
             return [outcome for outcome, _ in self.chance_outcomes()]
         if player is not None and player != self.pending[3]:
@@ -126,8 +142,9 @@ class State:
     def chance_outcomes(self) -> list[tuple[tuple, Fraction]]:
         """Every outcome of the pending roll with its exact probability. Dice of one kind are
         alike, so an outcome is a multiset of faces per kind (sorted face indices)."""
-        if self.finished or self.pending[0] != "roll":
+        if self.finished:
             return []
+        self._need_roll()
         groups = self.pending[2]
         per_group = []
         for kind_index, dice in groups:
@@ -150,6 +167,7 @@ class State:
 
     def sample_chance(self, rng: random.Random) -> tuple:
         """One outcome of the pending roll, drawn with its true probability."""
+        self._need_roll()
         draw = rng.random
         kinds = self.game.kinds
         return tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
@@ -160,6 +178,8 @@ class State:
         if self.finished:
             raise RuntimeFault(Diagnostic("R506", "the game is over; no action can be applied"))
         pending = self.pending
+        if pending is None:
+            self._raise_fault()
         frame = self.frames[-1]
         if pending[0] == "roll":
             self._apply_roll(pending, action)
@@ -184,7 +204,11 @@ class State:
                     self.events.append((rule, "choose", (pending[3], None, label)))
         self.history.append(action)
         self.pending = None
-        self._run()
+        try:
+            self._run()
+        except RuntimeFault as fault:
+            self.fault = fault
+            raise
 
     def returns(self) -> list[float]:
         """1/k for each of the k winners at the end, 0 otherwise; all 0 before the end."""
@@ -250,6 +274,7 @@ class State:
 
     def outcome_from_labels(self, labels: list) -> tuple:
         """The chance outcome that shows these face labels (for scripted dice)."""
+        self._need_roll()
         remaining = list(labels)
         outcome = []
         for kind_index, dice in self.pending[2]:
@@ -292,6 +317,15 @@ class State:
         if self.dynamic[0][p] is not None:
             data["face"] = self.dynamic[0][p]
         return data
+
+    def counter_name(self, index: int) -> str:
+        """`score of player 2`, `pot`: a counter slot by name."""
+        shared = [c for c in self.game.counters if not c.per_player]
+        if index < self.counter_base:
+            return shared[index].name
+        ordinal, owner = divmod(index - self.counter_base, self.n)
+        per_player = [c for c in self.game.counters if c.per_player]
+        return f"{per_player[ordinal].name} of player {owner + 1}"
 
     def zone_name(self, index: int) -> str:
         zone, owner = self.zone_of(index)
@@ -390,9 +424,12 @@ class State:
         labels_out, values_out, numbers_out = self.dynamic
         kinds = self.game.kinds
         for (kind_index, dice), faces in zip(groups, outcome):
-            kind = kinds[kind_index]
-            if len(faces) != len(dice):
+            count = len(kinds[kind_index].face_labels)
+            if faces.__class__ is not tuple or len(faces) != len(dice) or list(faces) != sorted(faces) \
+                    or (faces and not (0 <= faces[0] and faces[-1] < count)):
                 raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+        for (kind_index, dice), faces in zip(groups, outcome):
+            kind = kinds[kind_index]
             labels, values = kind.face_labels, kind.face_values
             for p, f in zip(dice, faces):
                 label = labels[f]
@@ -462,6 +499,8 @@ class State:
                         if a.otherwise < 0:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
                         pc = a.otherwise
+                        if self.tracing:
+                            self.events.append((rule, "otherwise", a.prompt))
                         continue
                     chooser = self.player if a.chooser is None else a.chooser(self, slots)
                     self.pending = ("choose", a, options, chooser)
@@ -485,6 +524,10 @@ class State:
                     kinds = self.pieces.kind
                     for p in dice:
                         groups.setdefault(kinds[p], []).append(p)
+                    for kind_index in groups:
+                        if not self.game.kinds[kind_index].is_die:
+                            raise RuntimeFault(self._diagnostic(
+                                "R503", f"`roll` needs dice; {self.game.kinds[kind_index].name} is not a die"))
                     self.pending = ("roll", rule, sorted(groups.items()))
                     return
                 elif op == 6 or op == 11:  # OP_CALL, OP_TURN
@@ -510,6 +553,9 @@ class State:
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
                 elif op == 10:  # OP_CHECK_END
                     frame[1] = pc
+                    if a and self.round_number > self.game.turn_limit:
+                        raise RuntimeFault(self._diagnostic(
+                            "R504", f"the game went past its limit of {self.game.turn_limit} rounds"))
                     if self._game_ends(a):
                         return
                     pc += 1
@@ -521,7 +567,10 @@ class State:
             raise
         except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
             frame[1] = pc
-            raise RuntimeFault(self._diagnostic("R503", f"{type(error).__name__}: {error}")) from error
+            message = str(error)
+            if "NoneType" in message:
+                message = "a value is none here (the top of an empty zone, or a piece that is not there): " + message
+            raise RuntimeFault(self._diagnostic("R503", message)) from error
 
     def _game_ends(self, after_round: bool) -> bool:
         for check in self.game.ends:
@@ -557,8 +606,8 @@ class State:
         for p in range(self.n):
             key = []
             for check, value in zip(self.game.criteria, table[p], strict=True):
-                value = -math.inf if value is None else value
-                key.append(value if check.kind == "most" else -value)
+                # none (nothing to count) ranks last under both `most` and `least`
+                key.append(-math.inf if value is None else value if check.kind == "most" else -value)
             keys.append(tuple(key))
         best = max(keys) if keys else None
         return [p for p in range(self.n) if keys[p] == best]
@@ -597,16 +646,28 @@ class State:
             "counters": counters,
         }
 
-    def event_lines(self, start: int = 0) -> list[str]:
-        """The trace from event ``start`` on, each with the rule (file:line) that caused it."""
-        return [self.format_event(e) for e in self.events[start:]]
+    def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:
+        """The trace from event ``start`` on, each with the rule (file:line) that caused it.
+        With a ``viewer`` seat (None: a spectator), pieces moving only between zones that seat
+        cannot see are counted, not named."""
+        return [self.format_event(e, viewer) for e in self.events[start:]]
 
-    def format_event(self, event: tuple) -> str:
+    def _sees(self, zone_index: int, viewer) -> bool:
+        if viewer == "all":
+            return True
+        zone, owner = self.zone_of(zone_index)
+        return zone.visibility in ("public", "top only") or (zone.visibility == "owner only" and owner == viewer)
+
+    def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
         rule, kind, payload = event
         if kind == "move":
             pieces, origins, to, labels = payload
             sources = sorted({self.zone_name(o) for o in origins})
-            text = f"move {self.describe_group(list(pieces), labels)} from {', '.join(sources)} to {self.zone_name(to)}"
+            if self._sees(to, viewer) or all(self._sees(o, viewer) for o in origins):
+                what = self.describe_group(list(pieces), labels)
+            else:
+                what = f"{len(pieces)} piece(s)"
+            text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
         elif kind == "roll":
             text = "roll " + " ".join(str(label) for _, label in payload)
         elif kind == "choose":
@@ -626,7 +687,9 @@ class State:
             text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "set":
             index, value = payload
-            text = f"set counter #{index} to {value}"
+            text = f"{self.counter_name(index)} = {value}"
+        elif kind == "otherwise":
+            text = f"no option for `{payload}`: otherwise"
         else:
             text = f"{kind} {payload}"
         if rule >= 0:

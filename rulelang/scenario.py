@@ -64,7 +64,7 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         match of the whole text or of the text after ``PROMPT: `` (groups such as
         ``2 x white_die showing 3 + red_die showing 3`` are compared part by part, in any
         order), else a text that ends with TEXT, else one that contains it. The match must
-        be unique.
+        be unique. TEXT in double quotes (``"red_die showing 4"``) matches exactly only.
     ``choose #N``
         Take legal action number N (0-based, in ``legal_actions()`` order).
     ``expect options: A | B | C``
@@ -366,10 +366,11 @@ def _parts(text: str) -> list[str]:
 
 def match_actions(texts: list[str], pattern: str) -> list[int]:
     """Indices of the action texts that match a pattern, best level first (see the docstring)."""
-    wanted = _parts(pattern)
+    quoted = len(pattern) >= 2 and pattern[0] == pattern[-1] == '"'
+    wanted = _parts(pattern[1:-1] if quoted else pattern)
     exact = [i for i, t in enumerate(texts)
              if _parts(t) == wanted or (": " in t and _parts(t.split(": ", 1)[1]) == wanted)]
-    if exact:
+    if exact or quoted:
         return exact
     ending = [i for i, t in enumerate(texts) if t.endswith(pattern)]
     if ending:
@@ -404,7 +405,7 @@ class _Runner:
         if state is None:
             return "  (no state: the set-up did not finish)"
         if self.faulted_at is not None:
-            return f"  (the game faulted at line {self.faulted_at.line})"
+            return f"  the game faulted at line {self.faulted_at.line}; the state is left mid-step"
         player = state.current_player()
         if player == TERMINAL:
             return f"  the game is over; winners: {_seats(state.winners)}, returns: {state.returns()}"
@@ -467,10 +468,11 @@ class _Runner:
         try:
             self.state.apply_action(action)
         except RuntimeFault as fault:
+            self.faulted_at = self.step  # the state is left mid-step: nothing more can run
             if expected is not None and fault.diagnostic.code == expected:
-                self.faulted_at = self.step
                 return
-            self.fail(f"unexpected fault:\n{render_full(fault.diagnostic)}")
+            wanted = f"expected fault {expected}, got another" if expected else "unexpected fault"
+            self.fail(f"{wanted}:\n{render_full(fault.diagnostic)}")
         if expected is not None:
             self.fail(f"expected a fault {expected}, but the step went through")
         self.check_invariants(f"after line {self.step.line}")

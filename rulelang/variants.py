@@ -172,13 +172,17 @@ def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = ()) -> tup
         return tree, []
     if len(extends) > 1:
         return None, [Diagnostic("E106", "a file can extend only one base", extends[1].span)]
+    if tree.items[0] is not extends[0]:
+        return None, [Diagnostic("E106", "`extends` must come first in the file", extends[0].span,
+                                 help="move this line to the top")]
     base_path = str(Path(tree.path).parent / extends[0].path)
     if str(Path(base_path).resolve()) in chain:
         return None, [Diagnostic("E106", f"`{extends[0].path}` extends this file back: a circle", extends[0].span)]
     base, diagnostics = load(base_path)
     if base is None:
-        if not diagnostics or diagnostics[0].code == "E106":
-            return None, [Diagnostic("E106", f"cannot read the base file `{extends[0].path}`", extends[0].span)]
+        if not diagnostics or diagnostics[0].code in ("E106", "E107"):
+            return None, [Diagnostic("E106", f"cannot read the base file `{extends[0].path}`", extends[0].span,
+                                     help="`extends` takes a path relative to this file")]
         return None, diagnostics
     base, more = resolve(base, load, chain + (str(Path(tree.path).resolve()),))
     if base is None:

@@ -1,0 +1,675 @@
+"""The command line: run (play at the terminal), lint, replay, explain and simulate.
+
+Exit codes: 0 clean, 1 errors found in the rules (or a fault while playing), 2 a usage or I/O
+problem, 130 interrupted. Bad input never shows a traceback: rules errors are diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+from typing import IO, Any
+
+from . import gamelog, tui
+from .agents import AGENTS
+from .diagnostics import (
+    CODES,
+    Diagnostic,
+    RuntimeFault,
+    did_you_mean,
+    render_concise,
+    render_full,
+    to_json_object,
+)
+from .model import GameDef
+from .pipeline import analyse
+from .runtime import State
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+CODE_PATTERN = re.compile(r"^[A-Za-z]\d{3}$")
+
+
+class UsageError(Exception):
+    """Bad arguments that argparse cannot see (exit 2)."""
+
+
+# ---------------------------------------------------------------------- helpers
+def err(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """``k=v`` pairs from --option; values stay strings (the pipeline converts them)."""
+    options = {}
+    for pair in pairs or []:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise UsageError(f"--option takes name=value, not `{pair}`")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def load_game(path: str, options: dict[str, Any]) -> tuple[GameDef | None, int]:
+    """Analyse a rules file for playing; on errors print them and give the exit code."""
+    game, diagnostics = analyse(path, options, warnings=False)
+    if game is not None:
+        return game, EXIT_OK
+    for d in diagnostics:
+        if d.is_error:
+            err(render_full(d))
+    return None, EXIT_USAGE if any(d.code == "E107" for d in diagnostics) else EXIT_ERRORS
+
+
+def report_fault(fault: RuntimeFault, log_path: Path | None = None) -> int:
+    err(render_full(fault.diagnostic))
+    if log_path is not None:
+        err(f"the log up to the fault is in {log_path}")
+    return EXIT_ERRORS
+
+
+def option_values(game: GameDef) -> dict[str, Any]:
+    return {o.name: o.value for o in game.options}
+
+
+def resolve_seats(game: GameDef, players: int | None, seats: str | None, bot: str,
+                  interactive: bool) -> list[str]:
+    """The player of each seat ("you" or a bot name), from --players, --seats and --bot."""
+    if bot not in AGENTS:
+        raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}")
+    if seats:
+        names = [s.strip().lower() for s in seats.split(",")]
+        resolved = []
+        for name in names:
+            if name in ("you", "human", "me"):
+                resolved.append(tui.HUMAN)
+            elif name == "bot":
+                resolved.append(bot)
+            elif name in AGENTS:
+                resolved.append(name)
+            else:
+                hint = did_you_mean(name, ["you", "bot", *AGENTS])
+                raise UsageError(f"unknown seat `{name}`: a seat is `you`, `bot` or a bot name "
+                                 f"({', '.join(AGENTS)})" + (f"; {hint}" if hint else ""))
+        if players is not None and players != len(resolved):
+            raise UsageError(f"--players {players} but --seats names {len(resolved)} seats")
+        players = len(resolved)
+    else:
+        players = game.min_players if players is None else players
+        resolved = [tui.HUMAN if interactive and p == 0 else bot for p in range(players)]
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
+                         f"not {players}")
+    return resolved
+
+
+# ---------------------------------------------------------------------- run
+def cmd_run(args: argparse.Namespace) -> int:
+    """Play a game at the terminal, logging it; or resume one from its log."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if args.resume:
+        for flag, value in (("--players", args.players), ("--seed", args.seed), ("--option", args.option)):
+            if value:
+                raise UsageError(f"{flag} cannot be used with --resume: the log sets it")
+        return resume(args, interactive)
+    if not args.file:
+        raise UsageError("run needs a rules FILE (or --resume LOG)")
+    game, code = load_game(args.file, parse_options(args.option))
+    if game is None:
+        return code
+    seats = resolve_seats(game, args.players, args.seats, args.bot, interactive)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    log_path = Path(args.log) if args.log else gamelog.default_log_path(args.file)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = log_path.open("w", encoding="utf-8")
+    except OSError as error:
+        err(f"error: cannot write the log {log_path}: {error.strerror or error}")
+        return EXIT_USAGE
+    with log:
+        gamelog.write_header(log, args.file, len(seats), seats, option_values(game), seed, game.name)
+        state = game.new_initial_state(len(seats))
+        terminal = make_terminal(args)
+        terminal.say(terminal.style.bold(f"{game.name}: {len(seats)} players, seed {seed}"))
+        terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
+        changed = [f"{o.name}={o.value}" for o in game.options if o.value != o.default]
+        if changed:
+            terminal.say("options: " + ", ".join(changed))
+        terminal.say(f"log: {log_path}")
+        return drive(state, seats, seed, terminal, log, log_path, args.check)
+
+
+def make_terminal(args: argparse.Namespace) -> tui.Terminal:
+    pause = 0.0 if args.fast or not sys.stdout.isatty() else 0.6
+    return tui.Terminal(pause=pause)
+
+
+def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log: IO[str],
+          log_path: Path, check: bool, shown: int = 0) -> int:
+    """Play on to the end (or a quit), then show the result; faults and Ctrl-C stop cleanly."""
+    resume_hint = f"resume with: rulelang run --resume {log_path}"
+    try:
+        finished = tui.play(state, seats, seed, terminal, log, check, shown)
+    except RuntimeFault as fault:
+        gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
+        return report_fault(fault, log_path)
+    except KeyboardInterrupt:
+        err(f"\ninterrupted; the game so far is logged in {log_path}\n{resume_hint}")
+        return EXIT_INTERRUPTED
+    if not finished:
+        terminal.say(f"game stopped; the log is kept in {log_path}\n{resume_hint}")
+        return EXIT_OK
+    gamelog.write_end(log, state)
+    show_final(state, seats, terminal)
+    terminal.say(f"log: {log_path}")
+    return EXIT_OK
+
+
+def show_final(state: State, seats: list[str], terminal: tui.Terminal) -> None:
+    humans = [p for p, s in enumerate(seats) if s == tui.HUMAN]
+    terminal.say()
+    terminal.say(tui.render_board(state, seats, humans[0] if len(humans) == 1 else None,
+                                  terminal.style, terminal.width()))
+    terminal.say()
+    terminal.say(terminal.style.good(tui.render_result(state, seats)))
+
+
+def replay_file(path: str, rules: str | None = None):
+    """Read a log, load its game and replay it: (log, game, replay), or an exit code after
+    saying what went wrong."""
+    try:
+        log_data = gamelog.read_log(path)
+    except (OSError, UnicodeDecodeError) as error:
+        err(f"error: cannot read the log {path}: {getattr(error, 'strerror', None) or error}")
+        return EXIT_USAGE
+    except gamelog.LogError as error:
+        err(f"error: {error}")
+        return EXIT_USAGE
+    header = log_data.header
+    rules = rules or header["rules"]
+    if header.get("rules_sha256") and gamelog.file_digest(rules) not in (None, header["rules_sha256"]):
+        err(f"warning: {rules} has changed since the log was written")
+    game, code = load_game(rules, header.get("options") or {})
+    if game is None:
+        return code
+    players = header["players"]
+    if not game.min_players <= players <= game.max_players:
+        err(f"error: {path}: {game.name} is for {game.min_players} to {game.max_players} players, "
+            f"not {players}")
+        return EXIT_USAGE
+    unknown = [s for s in header.get("seats", []) if s != tui.HUMAN and s not in AGENTS]
+    if unknown:
+        err(f"error: {path}: unknown seat `{unknown[0]}` in the header")
+        return EXIT_USAGE
+    replay = gamelog.replay_log(game.new_initial_state(players), log_data.actions, path)
+    return log_data, game, replay
+
+
+def resume(args: argparse.Namespace, interactive: bool) -> int:
+    """Replay a log (checking that it reproduces) and play on, appending to the same log."""
+    loaded = replay_file(args.resume, args.file)
+    if isinstance(loaded, int):
+        return loaded
+    log_data, game, replay = loaded
+    header, state = log_data.header, replay.state
+    seats = list(header.get("seats") or ["random"] * header["players"])
+    if args.seats:
+        seats = resolve_seats(game, header["players"], args.seats, args.bot, interactive)
+    seed = header["seed"]
+    if not replay.reproduced:
+        err(f"error: the log does not reproduce: {replay.mismatch}")
+        return EXIT_ERRORS
+    terminal = make_terminal(args)
+    if log_data.end is not None or state.is_terminal():
+        terminal.say(f"the game in {args.resume} is over")
+        show_final(state, seats, terminal)
+        return EXIT_OK
+    if log_data.dropped_tail:
+        err(f"warning: the last line of {args.resume} was cut short and is dropped")
+    gamelog.rewrite_valid_lines(log_data)
+    log_path = Path(args.resume)
+    terminal.say(terminal.style.bold(f"{game.name}: resumed after {replay.applied} actions "
+                                     f"(turn {state.turn_number}), seed {seed}"))
+    terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
+    try:
+        log = log_path.open("a", encoding="utf-8")
+    except OSError as error:
+        err(f"error: cannot append to the log {log_path}: {error.strerror or error}")
+        return EXIT_USAGE
+    with log:
+        return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state))
+
+
+# ---------------------------------------------------------------------- lint
+def cmd_lint(args: argparse.Namespace) -> int:
+    """Analyse rules files and print every diagnostic."""
+    everything: list[tuple[str, Diagnostic]] = []
+    for path in args.files:
+        _, diagnostics = analyse(path, warnings=not args.no_warnings)
+        everything.extend((path, d) for d in diagnostics if d.is_error or not args.no_warnings)
+    if args.format == "json":
+        objects = []
+        for path, d in everything:
+            data = to_json_object(d)
+            data["path"] = data["path"] or path
+            objects.append(data)
+        print(json.dumps(objects, indent=2))
+    else:
+        for path, d in everything:
+            if args.format == "concise":
+                line = render_concise(d)
+                print(line.replace("<unknown>", path, 1) if d.span is None else line)
+            else:
+                print(render_full(d) if d.span else render_full(d) + f"\n  --> {path}")
+                print()
+    errors = sum(d.is_error for _, d in everything)
+    warnings = len(everything) - errors
+    if args.format == "full":
+        err(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}")
+    if any(d.code == "E107" for _, d in everything):
+        return EXIT_USAGE
+    return EXIT_ERRORS if errors else EXIT_OK
+
+
+# ---------------------------------------------------------------------- replay
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a log, print its trace, and say whether the rules reproduce it."""
+    loaded = replay_file(args.log)
+    if isinstance(loaded, int):
+        return loaded
+    log_data, _, replay = loaded
+    state, mismatch = replay.state, replay.mismatch
+    if mismatch is None and log_data.end is not None:
+        mismatch = gamelog.compare_end(state, log_data.end)
+    if not args.quiet:
+        for line in state.event_lines(0):
+            print(line)
+    print(f"{replay.applied} actions replayed from {args.log}")
+    if mismatch is None:
+        print("reproduces: yes" if log_data.end is not None else
+              "reproduces: yes (the log ends before the game does)")
+        return EXIT_OK
+    print(f"reproduces: no: {mismatch}")
+    return EXIT_ERRORS
+
+
+# ---------------------------------------------------------------------- explain
+def import_all_codes() -> None:
+    """Import every module that registers diagnostic codes."""
+    from . import checker, compiler, parser, pipeline, runtime, variants  # noqa: F401
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Explain a diagnostic code, a rule (or other name) of a game, or list a game's contents."""
+    import_all_codes()
+    topic = args.topic
+    if topic and (CODE_PATTERN.match(topic) or not args.file):
+        return explain_code(topic)
+    if not args.file:
+        for code in sorted(CODES.values(), key=lambda c: c.code):
+            print(f"{code.code}  {code.name}")
+        return EXIT_OK
+    game, code = load_game(args.file, {})
+    if game is None:
+        return code
+    if topic is None:
+        print(describe_game(game))
+        return EXIT_OK
+    return explain_name(game, topic)
+
+
+def explain_code(topic: str) -> int:
+    entry = CODES.get(topic.upper()) or next((c for c in CODES.values() if c.name == topic.lower()), None)
+    if entry is None:
+        err(f"error: no diagnostic code `{topic}`")
+        hint = did_you_mean(topic.upper(), CODES) or \
+            did_you_mean(topic.lower(), [c.name for c in CODES.values()])
+        err(f"  = help: {hint or 'rulelang explain lists every code'}")
+        return EXIT_ERRORS
+    print(f"{entry.code} {entry.name} ({entry.severity.value})\n")
+    print(entry.explanation)
+    return EXIT_OK
+
+
+def rule_source(path: str, line: int) -> str:
+    """The text of a rule, numbered: its first line and every deeper-indented line after it."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    if not 1 <= line <= len(lines):
+        return ""
+    first = lines[line - 1]
+    indent = len(first) - len(first.lstrip())
+    block = [first]
+    for text in lines[line:]:
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break
+        block.append(text)
+    while block and not block[-1].strip():
+        block.pop()
+    width = len(str(line + len(block)))
+    return "\n".join(f"{line + i:>{width}} | {text[indent:]}" for i, text in enumerate(block))
+
+
+def value_text(value: Any) -> str:
+    """An option value as a rules file writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def rule_role(game: GameDef, index: int) -> str:
+    for checks, role in ((game.ends, "end condition"), (game.criteria, "winner criterion"),
+                         (game.invariants, "invariant")):
+        if any(c.rule == index for c in checks):
+            return role
+    return "rule"
+
+
+def explain_name(game: GameDef, topic: str) -> int:
+    for index, rule in enumerate(game.rules):
+        if rule.name == topic:
+            print(f"{rule_role(game, index)} `{rule.name}`  {rule.where()}")
+            if rule.doc:
+                print(f"\n{rule.doc}")
+            source = rule_source(rule.path, rule.line)
+            if source:
+                print(f"\n{source}")
+            return EXIT_OK
+    for option in game.options:
+        if option.name == topic:
+            print(f"option `{option.name}` = {value_text(option.default)}")
+            if option.doc:
+                print(f"\n{option.doc}")
+            return EXIT_OK
+    for zone in game.zones:
+        if zone.name == topic:
+            print(f"zone `{zone.name}`: {zone_summary(zone)}")
+            return EXIT_OK
+    for kind in game.kinds:
+        if kind.name == topic:
+            print(f"{kind.category} `{kind.name}`: {kind_summary(kind)}")
+            return EXIT_OK
+    names = [r.name for r in game.rules] + [o.name for o in game.options] + \
+        [z.name for z in game.zones] + [k.name for k in game.kinds]
+    err(f"error: {game.name} has no rule, option, zone or component `{topic}`")
+    err(f"  = help: {did_you_mean(topic, names) or 'rulelang explain --file ' + game.path + ' lists them'}")
+    return EXIT_ERRORS
+
+
+def zone_summary(zone) -> str:
+    owner = "per player" if zone.per_player else "shared"
+    return f"{owner} {zone.kind}, {zone.visibility}"
+
+
+def kind_summary(kind) -> str:
+    if kind.is_die:
+        return "faces " + ", ".join(str(f) for f in kind.face_labels)
+    return f"{len(kind.pieces)} pieces" if kind.pieces else "made by count"
+
+
+def describe_game(game: GameDef) -> str:
+    """Everything a designer looks up: options, components, zones and rules with file:line."""
+    lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players)"]
+    if game.doc:
+        lines.append(game.doc)
+    lines.append("\noptions:")
+    for o in game.options:
+        lines.append(f"  {o.name} = {value_text(o.default)}")
+        lines.extend(textwrap.wrap(o.doc, 96, initial_indent=" " * 6, subsequent_indent=" " * 6))
+    if not game.options:
+        lines.append("  none")
+    lines.append("\ncomponents:")
+    lines.extend(f"  {k.category} {k.name}: {kind_summary(k)}" for k in game.kinds)
+    lines.append("\nzones:")
+    lines.extend(f"  {z.name}: {zone_summary(z)}" for z in game.zones)
+    lines.append("\nrules:")
+    width = max((len(r.name) for r in game.rules), default=0)
+    for index, r in enumerate(game.rules):
+        role = rule_role(game, index)
+        tag = "" if role == "rule" else f"  ({role})"
+        lines.append(f"  {r.name:<{width}}  {r.where()}{tag}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- simulate
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play many bot games and report win shares, scores and how games end."""
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    options = parse_options(args.option)
+    game, code = load_game(args.file, options)
+    if game is None:
+        return code
+    bots = [b.strip().lower() for b in (args.bots or "random").split(",")]
+    for bot in bots:
+        if bot not in AGENTS:
+            hint = did_you_mean(bot, AGENTS)
+            raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}"
+                             + (f"; {hint}" if hint else ""))
+    players = args.players or (len(bots) if len(bots) > 1 else game.min_players)
+    if len(bots) == 1:
+        bots = bots * players
+    if len(bots) != players:
+        raise UsageError(f"--bots names {len(bots)} bots for {players} players")
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
+                         f"not {players}")
+    base = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    stats = Stats(game, players)
+    faults: list[tuple[int, Diagnostic]] = []
+    progress = sys.stderr.isatty() and args.format == "text"
+    started = time.perf_counter()
+    try:
+        for i in range(args.games):
+            seed = base + i
+            try:
+                stats.add(play_bots(game, bots, seed, args.check))
+            except RuntimeFault as fault:
+                faults.append((seed, fault.diagnostic))
+            if progress and (i + 1) % 10 == 0:
+                print(f"\r{i + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        err("\ninterrupted: results of the games played so far")
+    if progress:
+        print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    report = stats.report(bots, base, elapsed, faults, args.file, options)
+    print(json.dumps(report, indent=2) if args.format == "json" else format_report(report))
+    return EXIT_ERRORS if faults else EXIT_OK
+
+
+def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
+    """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats."""
+    state = game.new_initial_state(len(bots))
+    while not state.is_terminal():
+        mover = state.current_player()
+        action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None)
+        text = state.action_to_string(action) if check else ""
+        turn = state.turn_number
+        state.apply_action(action)
+        if check and (broken := state.check_invariants()):
+            raise tui.invariant_fault(state, broken, text, turn)
+    return state
+
+
+class Stats:
+    """Running totals over finished games."""
+
+    def __init__(self, game: GameDef, players: int):
+        self.game = game
+        self.players = players
+        self.returns: list[list[float]] = [[] for _ in range(players)]
+        self.turns: list[int] = []
+        self.score_sums = [[0.0] * len(game.criteria) for _ in range(players)]
+        self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
+        self.endings: Counter[str] = Counter()
+
+    def add(self, state: State) -> None:
+        self.turns.append(state.turn_number)
+        for p, share in enumerate(state.returns()):
+            self.returns[p].append(share)
+        for p, row in enumerate(state.scores()):
+            for k, value in enumerate(row):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    self.score_sums[p][k] += value
+                    self.score_counts[p][k] += 1
+        rule = self.game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
+        self.endings[rule] += 1
+
+    def report(self, bots: list[str], seed: int, elapsed: float, faults: list, path: str,
+               options: dict) -> dict:
+        n = len(self.turns)
+        criteria = [self.game.rules[c.rule].name for c in self.game.criteria]
+        seats = []
+        for p in range(self.players):
+            wins = sum(self.returns[p])
+            share, (low, high) = win_share(self.returns[p])
+            averages = {name: (self.score_sums[p][k] / self.score_counts[p][k]
+                               if self.score_counts[p][k] else None)
+                        for k, name in enumerate(criteria)}
+            seats.append({"seat": p + 1, "bot": bots[p], "wins": wins, "share": share,
+                          "ci95": [low, high], "scores": averages})
+        return {
+            "game": self.game.name, "rules": path, "options": options, "players": self.players,
+            "seed": seed, "games": n + len(faults), "finished": n,
+            "average_turns": sum(self.turns) / n if n else None,
+            "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
+            "criteria": criteria, "seats": seats,
+            "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
+            "faults": [{"seed": s, "code": d.code, "message": d.message,
+                        "where": d.span.where() if d.span else None} for s, d in faults],
+            "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
+        }
+
+
+def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
+    """Mean win share and its 95% confidence interval (normal approximation; shared wins count
+    fractionally, so the sample variance is used rather than p(1-p))."""
+    n = len(returns)
+    if n == 0:
+        return 0.0, (0.0, 0.0)
+    mean = sum(returns) / n
+    variance = sum((r - mean) ** 2 for r in returns) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(variance / n)
+    return mean, (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def format_report(r: dict) -> str:
+    """The simulate report as text tables."""
+    options = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
+    lines = [f"{r['game']}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
+             f"{r['seed'] + r['games'] - 1}, options: {options}"]
+    if r["finished"]:
+        lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
+                     f"max {r['max_turns']})")
+    header = ["seat", "bot", "wins", "share", "95% CI"] + [f"avg {c}" for c in r["criteria"]]
+    rows = []
+    for s in r["seats"]:
+        low, high = s["ci95"]
+        rows.append([str(s["seat"]), s["bot"], f"{s['wins']:g}", f"{s['share']:.1%}",
+                     f"{low:.1%} to {high:.1%}"] +
+                    ["—" if v is None else f"{v:.2f}" for v in s["scores"].values()])
+    lines.append("")
+    lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
+    if r["endings"]:
+        lines.append("")
+        lines.append("ended by: " + ", ".join(f"{rule} {share:.1%}" for rule, share in r["endings"].items()))
+    for f in r["faults"]:
+        lines.append(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
+                     + (f" ({f['where']})" if f["where"] else ""))
+    if r["faults"]:
+        seats = ",".join(s["bot"] for s in r["seats"])
+        opts = "".join(f" --option {k}={v}" for k, v in r["options"].items())
+        lines.append(f"replay one with: rulelang run {r['rules']} --seed {r['faults'][0]['seed']} "
+                     f"--seats {seats}{opts} --fast --check")
+    if r["games_per_second"]:
+        lines.append(f"{r['games_per_second']:.1f} games/s ({r['seconds']:.2f} s)")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- arguments
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulelang", description="A rules language for tabletop "
+                                     "dice and card games: play, check and balance rules files.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"rulelang {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser("run", help="play a game at the terminal (humans and bots)",
+                         description="Play a game. Seats are `you` or a bot; without a terminal "
+                         "all seats are bots.")
+    run.add_argument("file", nargs="?", metavar="FILE", help="the rules file")
+    run.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
+    run.add_argument("--seats", help="who plays each seat, e.g. you,mc,random")
+    run.add_argument("--bot", default="mc", help=f"the bot for bot seats ({', '.join(AGENTS)}; default mc)")
+    run.add_argument("--seed", type=int, help="seed for dice and bots (default: random, printed)")
+    run.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
+    run.add_argument("--fast", action="store_true", help="no pause between bot moves")
+    run.add_argument("--log", metavar="PATH", help="where to write the game log "
+                     "(default logs/<game>-<time>.jsonl)")
+    run.add_argument("--resume", metavar="LOG", help="replay a log and play on from its end")
+    run.add_argument("--check", action="store_true", help="check the invariants after every step")
+    run.set_defaults(handler=cmd_run)
+
+    lint = sub.add_parser("lint", help="check rules files and print diagnostics")
+    lint.add_argument("files", nargs="+", metavar="FILE")
+    lint.add_argument("--format", choices=("full", "concise", "json"), default="full")
+    lint.add_argument("--no-warnings", action="store_true", help="show errors only")
+    lint.set_defaults(handler=cmd_lint)
+
+    replay = sub.add_parser("replay", help="replay a game log and check it reproduces")
+    replay.add_argument("log", metavar="LOG")
+    replay.add_argument("--quiet", action="store_true", help="do not print the trace")
+    replay.set_defaults(handler=cmd_replay)
+
+    explain = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
+                             description="`explain E101` explains a code; `explain RULE --file F` "
+                             "shows a rule; `explain --file F` lists the game's contents.")
+    explain.add_argument("topic", nargs="?", metavar="CODE|RULE")
+    explain.add_argument("--file", metavar="FILE", help="the rules file the rule is in")
+    explain.set_defaults(handler=cmd_explain)
+
+    simulate = sub.add_parser("simulate", help="play many bot games: win shares, scores, endings")
+    simulate.add_argument("file", metavar="FILE")
+    simulate.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    simulate.add_argument("--players", type=int, help="number of players")
+    simulate.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all)")
+    simulate.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
+    simulate.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
+    simulate.add_argument("--check", action="store_true", help="check the invariants after every step")
+    simulate.add_argument("--format", choices=("text", "json"), default="text")
+    simulate.set_defaults(handler=cmd_simulate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    try:
+        return args.handler(args)
+    except UsageError as error:
+        err(f"rulelang {args.command}: error: {error}")
+        return EXIT_USAGE
+    except RuntimeFault as fault:  # e.g. a fault in the set-up, before any log exists
+        return report_fault(fault)
+    except KeyboardInterrupt:
+        err("\ninterrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`| head`): say nothing more, and let the exit flush go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

@@ -1,0 +1,376 @@
+"""Playing at the terminal: the board as plain text, the trace, human prompts and the play loop.
+
+No curses: the board is printed as lines, so a game reads the same in a terminal, a pipe or a
+CI log. Colour is used only on a terminal (and never with NO_COLOR set).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from . import gamelog
+from .diagnostics import Diagnostic, RuntimeFault
+from .runtime import CHANCE, State
+
+HUMAN = "you"
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+class Style:
+    """ANSI styling, or none at all when ``enabled`` is false."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled and text else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def accent(self, text: str) -> str:
+        return self._wrap("1;33", text)
+
+    def good(self, text: str) -> str:
+        return self._wrap("1;32", text)
+
+
+def wants_colour(stream: IO[str]) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set."""
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def seat_label(seat: int, seats: list[str]) -> str:
+    """``player 2 (mc)``: the numbering the trace uses, with who plays the seat."""
+    return f"player {seat + 1} ({seats[seat]})"
+
+
+# ---------------------------------------------------------------------- the board
+def compact_items(items: list[str], kind_names: list[str], pool: bool = False) -> str:
+    """Pieces as the observation names them (``domino 21``, ``pickomino_die showing 4``),
+    grouped by kind: ``domino 21 22 23``. Pools (unordered zones) are sorted."""
+    if not items:
+        return "—"
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        kind = next((k for k in sorted(kind_names, key=len, reverse=True)
+                     if item == k or item.startswith(k + " ")), item)
+        rest = item[len(kind):].strip()
+        groups.setdefault(kind, []).append(rest.removeprefix("showing ").strip())
+    parts = []
+    for kind, labels in groups.items():
+        if pool:
+            labels.sort(key=_label_key)
+        if not any(labels):
+            parts.append(kind if len(labels) == 1 else f"{len(labels)} x {kind}")
+        else:
+            parts.append(kind + " " + " ".join(label or "?" for label in labels))
+    return " · ".join(parts)
+
+
+def _label_key(label: str) -> tuple:
+    number = label.lstrip("-")
+    return (0, int(label), "") if number.isdigit() else (1, 0, label)
+
+
+def zone_text(seen: Any, kind_names: list[str], pool: bool = False) -> str:
+    """One zone of an observation: its pieces, or what is known of a hidden zone."""
+    if isinstance(seen, list):
+        return compact_items(seen, kind_names, pool)
+    count = seen.get("count", 0)
+    if "top" in seen:
+        if not count:
+            return "—"
+        top = compact_items([seen["top"]], kind_names)
+        return f"top {top} ({count})"
+    return f"{count} hidden" if count else "—"
+
+
+def _value_text(value: Any) -> str:
+    return "—" if value is None else str(value)
+
+
+def render_board(state: State, seats: list[str], viewer: int | None, style: Style,
+                 width: int = 100) -> str:
+    """The board as ``viewer`` sees it (None: a spectator): header, shared zones and counters,
+    then one row per player with their zones, counters and the winner criteria (scores)."""
+    game = state.game
+    seen = state.observation(viewer)
+    kinds = [k.name for k in game.kinds]
+    mover = state.current_player()
+    title = f"{game.name} · round {state.round_number} · turn {state.turn_number}"
+    if state.is_terminal():
+        title += " · game over"
+    elif 0 <= state.player < state.n:
+        title += f" · {seat_label(state.player, seats)} to play"
+    lines = [style.bold(title)]
+
+    shared = [z for z in game.zones if not z.per_player]
+    shared_counters = [c for c in game.counters if not c.per_player]
+    name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
+    for zone in shared:
+        text = zone_text(seen["zones"][zone.name], kinds, zone.kind == "pool")
+        lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width))
+    for counter in shared_counters:
+        lines.append(f"  {counter.name:<{name_width}}  {_value_text(seen['counters'][counter.name])}")
+
+    zones = [z for z in game.zones if z.per_player]
+    counters = [c for c in game.counters if c.per_player]
+    criteria = [game.rules[c.rule].name for c in game.criteria]
+    header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + criteria
+    rows = []
+    scores = state.scores()
+    for p in range(state.n):
+        row = [f"{p + 1} {seats[p]}"]
+        row += [zone_text(seen["zones"][f"{z.name} of player {p + 1}"], kinds, z.kind == "pool")
+                for z in zones]
+        row += [_value_text(seen["counters"][f"{c.name} of player {p + 1}"]) for c in counters]
+        row += [_value_text(v) for v in scores[p]]
+        rows.append(row)
+    marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())
+             else "  " for p in range(state.n)]
+    if state.is_terminal():
+        marks = ["* " if p in state.winners else "  " for p in range(state.n)]
+    lines.append("")
+    lines.extend(render_table(header, rows, marks, style))
+    return "\n".join(lines)
+
+
+def render_table(header: list[str], rows: list[list[str]], marks: list[str], style: Style) -> list[str]:
+    """Columns padded to their widest cell; ``marks`` prefix each row (the player to move)."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    out = [style.dim("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())]
+    for mark, row in zip(marks, rows, strict=True):
+        text = "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        out.append(style.accent(mark + text) if mark.strip() else mark + text)
+    return out
+
+
+def _wrapped(prefix: str, text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width=max(width, len(prefix) + 20), initial_indent=prefix,
+                         subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix]
+
+
+# ---------------------------------------------------------------------- the trace
+def short_path(path: str) -> str:
+    """A rules file's path as the trace shows it: relative to here if below here, else its
+    file name (the full path is in the log header)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return os.path.basename(path)
+    return os.path.basename(path) if relative.startswith("..") else relative
+
+
+def render_events(state: State, start: int, seats: list[str], style: Style) -> list[str]:
+    """The trace from event ``start`` on: turns and rounds as headings, every other event with
+    the rule (and file:line) that caused it, dimmed."""
+    events = state.events[start:]
+    # Events do not carry their turn's number: count back from the state's.
+    turn = state.turn_number - sum(1 for e in events if e[1] == "turn")
+    paths = {r.path: short_path(r.path) for r in state.game.rules}
+    out = []
+    for event, line in zip(events, state.event_lines(start), strict=True):
+        kind = event[1]
+        if kind == "turn":
+            turn += 1
+            out.append(style.bold(f"── turn {turn} · {seat_label(event[2], seats)} ──"))
+            continue
+        if kind == "round":
+            out.append(style.bold(f"══ round {event[2]} ══"))
+            continue
+        text, bracket, rule = line.rpartition("  [")
+        if not bracket:
+            text, rule = line, ""
+        name, comma, where = rule.partition(", ")
+        path, colon, number = where.rpartition(":")
+        if comma and colon and path in paths:
+            rule = f"{name}, {paths[path]}:{number}"
+        body = f"  {text:<46}" if rule else f"  {text}"
+        if kind == "choose":
+            body = style.bold(body)
+        out.append((body + "  " + style.dim("[" + rule)).rstrip() if rule else body.rstrip())
+    return out
+
+
+# ---------------------------------------------------------------------- human decisions
+def menu_texts(state: State) -> list[str]:
+    """The legal actions as the menu shows them: their full text, as the log has it."""
+    return [state.action_to_string(a) for a in state.legal_actions()]
+
+
+def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]:
+    """The option an answer picks: a number 1..k, or the unique start of an option's text.
+    Returns (index, None) or (None, what is wrong)."""
+    answer = answer.strip()
+    if not answer:
+        return None, f"type a number from 1 to {len(texts)}"
+    if answer.isdigit():
+        number = int(answer)
+        if 1 <= number <= len(texts):
+            return number - 1, None
+        return None, f"there is no option {number}: type a number from 1 to {len(texts)}"
+    lowered = answer.lower()
+    exact = [i for i, t in enumerate(texts) if lowered in (t.lower(), t.lower().partition(": ")[2])]
+    if len(exact) == 1:
+        return exact[0], None
+    # The start of the text, or of what follows the prompt ("w" for "set aside: worm").
+    starts = [i for i, t in enumerate(texts)
+              if t.lower().startswith(lowered) or t.lower().partition(": ")[2].startswith(lowered)]
+    if len(starts) == 1:
+        return starts[0], None
+    if starts:
+        return None, f"`{answer}` could be " + ", ".join(f"{i + 1} ({texts[i]})" for i in starts)
+    return None, f"no option starts with `{answer}`"
+
+
+class Terminal:
+    """Where a game is shown and human decisions are read."""
+
+    def __init__(self, out: IO[str] | None = None, read: Callable[[str], str] = input,
+                 colour: bool | None = None, pause: float = 0.0):
+        self.out = out or sys.stdout
+        self.read = read
+        self.style = Style(wants_colour(self.out) if colour is None else colour)
+        self.pause = pause
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def width(self) -> int:
+        return min(shutil.get_terminal_size((100, 24)).columns, 120)
+
+    def ask(self, state: State, seats: list[str], board: Callable[[], None]) -> Any | None:
+        """A human's decision: the legal actions numbered, re-asked until valid.
+        None when the player quits (q, or end of input)."""
+        texts = menu_texts(state)
+        seat = state.current_player()
+        self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:"))
+        for i, text in enumerate(texts, start=1):
+            self.say(f"  {i:>2}  {text}")
+        while True:
+            try:
+                answer = self.read(f"choose 1-{len(texts)} (b board, ? help, q quit) > ")
+            except EOFError:
+                self.say()
+                return None
+            word = answer.strip().lower()
+            if word in QUIT_WORDS:
+                return None
+            if word in ("?", "h", "help"):
+                self.say("  type an option's number, or the start of its text; b shows the board "
+                         "again; q stops the game (the log is kept, so it can be resumed)")
+                continue
+            if word in ("b", "board"):
+                board()
+                for i, text in enumerate(texts, start=1):
+                    self.say(f"  {i:>2}  {text}")
+                continue
+            index, problem = parse_choice(answer, texts)
+            if index is not None:
+                return state.legal_actions()[index]
+            self.say(f"  {problem}")
+
+
+# ---------------------------------------------------------------------- the play loop
+def invariant_fault(state: State, names: list[str], after: str, turn: int) -> RuntimeFault:
+    """An R505 fault naming the first invariant that does not hold (with its span), after the
+    action ``after`` taken in ``turn``."""
+    game = state.game
+    span = next((c.span for c in game.invariants if game.rules[c.rule].name == names[0]), None)
+    more = f" (also: {', '.join(names[1:])})" if len(names) > 1 else ""
+    return RuntimeFault(Diagnostic("R505", f"invariant `{names[0]}` does not hold after "
+                                   f"`{after}` in turn {turn}{more}", span))
+
+
+def turn_start(state: State) -> int:
+    """The index of the event that started the current turn (0 before the first turn): a
+    resumed game shows its trace from there, not from the set-up."""
+    for index in range(len(state.events) - 1, -1, -1):
+        if state.events[index][1] == "turn":
+            return index
+    return 0
+
+
+def play(state: State, seats: list[str], seed: int, terminal: Terminal,
+         log: IO[str] | None = None, check: bool = False, shown: int = 0) -> bool:
+    """Play ``state`` to the end at the terminal: humans (seat "you") are asked, bots (names
+    from AGENTS) choose with seeds derived from ``seed``, rolls are drawn likewise. Every action
+    is logged before it is applied. True when the game ended, False when a human quit.
+    The trace is shown from event ``shown`` on.
+    Raises RuntimeFault on a fault in the rules (or a broken invariant with ``check``)."""
+    humans = [p for p, s in enumerate(seats) if s == HUMAN]
+    style = terminal.style
+    board_turn = None
+
+    def viewer() -> int | None:
+        mover = state.current_player()
+        if mover in humans:
+            return mover
+        return humans[0] if len(humans) == 1 else None
+
+    def show_board() -> None:
+        terminal.say(render_board(state, seats, viewer(), style, terminal.width()))
+
+    def flush_trace() -> None:
+        nonlocal shown
+        for line in render_events(state, shown, seats, style):
+            terminal.say(line)
+        shown = len(state.events)
+
+    if check and (broken := state.check_invariants()):
+        raise invariant_fault(state, broken, "set-up", 0)
+    while not state.is_terminal():
+        mover = state.current_player()
+        flush_trace()
+        if mover in humans and len(state.legal_actions()) == 1:
+            action = state.legal_actions()[0]  # a forced move: no need to ask
+            terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
+        elif mover in humans:
+            terminal.say()
+            show_board()
+            action = terminal.ask(state, seats, show_board)
+            if action is None:
+                return False
+        else:
+            if not humans and mover != CHANCE and board_turn != state.turn_number:
+                terminal.say()
+                show_board()
+                board_turn = state.turn_number
+            if mover != CHANCE and terminal.pause:
+                time.sleep(terminal.pause)
+            action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover])
+        text, turn = state.action_to_string(action), state.turn_number
+        if log is not None:
+            gamelog.append_action(log, state, action)
+        state.apply_action(action)
+        if check and (broken := state.check_invariants()):
+            flush_trace()
+            raise invariant_fault(state, broken, text, turn)
+    flush_trace()
+    return True
+
+
+def render_result(state: State, seats: list[str]) -> str:
+    """Who won, and by which rule the game ended."""
+    game = state.game
+    names = [seat_label(p, seats) for p in state.winners]
+    if not names:
+        verdict = "no winner"
+    elif len(names) == 1:
+        verdict = f"winner: {names[0]}"
+    else:
+        verdict = "shared win: " + ", ".join(names)
+    if state.end_rule >= 0:
+        rule = game.rules[state.end_rule]
+        verdict += f"  (the game ended by rule `{rule.name}`, {short_path(rule.path)}:{rule.line})"
+    return verdict

@@ -1,0 +1,29 @@
+"""Test configuration: Hypothesis profiles.
+
+``dev`` (the default) explores more examples; ``ci`` (loaded when the environment variable
+``CI`` is set, as CI does) runs fewer, reproducible examples so the whole suite fits in a few
+minutes on two cores. Choose one by hand with ``HYPOTHESIS_PROFILE=dev|ci``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "dev",
+    max_examples=60,
+    deadline=None,  # a first parse builds the LALR tables; timings of one example vary widely
+)
+settings.register_profile(
+    "ci",
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))

@@ -1,0 +1,308 @@
+"""The command line, run in-process: lint, run (with logs, replay and resume), explain, simulate."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rulelang import cli, gamelog, tui
+
+ROOT = Path(__file__).resolve().parent.parent
+PICKOMINO = str(ROOT / "games" / "pickomino.rules")
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """main() with stdout and stderr captured (for module-scoped fixtures, where capsys is not)."""
+    out, error = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(error):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), error.getvalue()
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, str]:
+    """One bots-only game of Pickomino (mc bots, the default), seeded, with its log."""
+    log = tmp_path_factory.mktemp("logs") / "game.jsonl"
+    code, out, _ = run_cli("run", PICKOMINO, "--players", "2", "--seed", "11", "--fast", "--log", str(log))
+    assert code == 0
+    return log, out
+
+
+def log_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def broken_rules(tmp_path: Path) -> Path:
+    text = Path(PICKOMINO).read_text().replace("if cup is empty or", "if cupp is empty or")
+    path = tmp_path / "broken.rules"
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------------- lint
+def test_lint_good_file_exits_0(capsys):
+    assert cli.main(["lint", PICKOMINO]) == 0
+    assert "0 errors" in capsys.readouterr().err
+
+
+def test_lint_broken_file_shows_code_place_and_caret(tmp_path, capsys):
+    path = broken_rules(tmp_path)
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "cupp" in t)
+    assert cli.main(["lint", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "error[E101]" in captured.out
+    assert f"{path}:{line}:" in captured.out
+    assert "^^^^" in captured.out
+    assert "did you mean `cup`" in captured.out
+    assert "1 error, " in captured.err
+
+
+def test_lint_concise_and_json(tmp_path, capsys):
+    path = broken_rules(tmp_path)
+    assert cli.main(["lint", "--format", "concise", str(path)]) == 1
+    assert f"{path}:" in capsys.readouterr().out
+    assert cli.main(["lint", "--format", "json", str(path), PICKOMINO]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [d["code"] for d in data] == ["E101"]
+    assert data[0]["path"] == str(path) and data[0]["line"] > 0
+
+
+def test_lint_missing_file_exits_2(tmp_path, capsys):
+    missing = str(tmp_path / "nope.rules")
+    assert cli.main(["lint", missing]) == 2
+    assert "E107" in capsys.readouterr().out
+    assert cli.main(["lint", "--format", "json", missing]) == 2
+    assert json.loads(capsys.readouterr().out)[0]["path"] == missing
+
+
+def test_bad_usage_exits_2(capsys):
+    assert cli.main([]) == 2
+    assert cli.main(["lint"]) == 2
+    assert cli.main(["run", PICKOMINO, "--bot", "genius", "--fast"]) == 2
+    assert cli.main(["run", PICKOMINO, "--players", "9", "--fast"]) == 2
+    assert cli.main(["run", PICKOMINO, "--seats", "you,mcc", "--fast"]) == 2
+    assert "did you mean `mc`" in capsys.readouterr().err
+
+
+def test_unknown_option_is_a_diagnostic(tmp_path, capsys):
+    code = cli.main(["run", PICKOMINO, "--option", "shorter=yes", "--log", str(tmp_path / "x.jsonl")])
+    assert code == 1
+    assert "E108" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- run, replay, resume
+def test_run_bots_writes_a_log(played):
+    log, out = played
+    assert "seed 11" in out and "winner" in out
+    assert "most_worms" in out  # the score columns are the winner rules
+    lines = log_lines(log)
+    header, end = lines[0], lines[-1]
+    assert header["rulelang_log"] == 1 and header["players"] == 2 and header["seed"] == 11
+    assert header["seats"] == ["mc", "mc"]
+    assert end["end"] is True and len(end["returns"]) == 2 and end["winners"]
+    assert lines[1]["player"] == "chance" and isinstance(lines[1]["action"], list)
+    assert all("text" in line for line in lines[1:-1])
+
+
+def test_replay_reproduces(played, capsys):
+    log, _ = played
+    assert cli.main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "reproduces: yes" in out
+    assert "pickomino.rules:" in out  # the trace names rules
+
+
+def test_replay_reports_a_mismatch(played, tmp_path, capsys):
+    log, _ = played
+    lines = log.read_text().splitlines()
+    record = json.loads(lines[3])
+    record["text"] = "something else"
+    lines[3] = json.dumps(record)
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("\n".join(lines) + "\n")
+    assert cli.main(["replay", "--quiet", str(tampered)]) == 1
+    assert "reproduces: no" in capsys.readouterr().out
+
+
+def test_resume_a_truncated_log_plays_the_same_game(played, tmp_path, capsys):
+    log, _ = played
+    lines = log.read_text().splitlines()
+    actions = lines[1:-1]
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_text("\n".join([lines[0], *actions[: len(actions) // 2]]) + "\n")
+    assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+    assert "resumed after" in capsys.readouterr().out
+    assert truncated.read_text().splitlines() == lines
+    assert cli.main(["replay", "--quiet", str(truncated)]) == 0
+
+
+def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
+    log, _ = played
+    lines = log.read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:6]) + "\n" + lines[6][:10])
+    assert cli.main(["run", "--resume", str(cut), "--fast"]) == 0
+    assert cut.read_text().splitlines() == lines
+    capsys.readouterr()
+
+
+def test_resume_a_finished_game(played, capsys):
+    log, _ = played
+    assert cli.main(["run", "--resume", str(log), "--fast"]) == 0
+    assert "is over" in capsys.readouterr().out
+
+
+def test_human_seat_reprompts_and_quits(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("9\nzzz\n\nq\n"))
+    log = tmp_path / "human.jsonl"
+    code = cli.main(["run", PICKOMINO, "--seats", "you,random", "--seed", "3", "--log", str(log)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "there is no option 9" in out
+    assert "no option starts with `zzz`" in out
+    assert "resume with: rulelang run --resume" in out
+    lines = log_lines(log)
+    assert lines[0]["seats"] == ["you", "random"]
+    assert not any(line.get("end") for line in lines)
+
+
+def test_human_plays_to_the_end_of_input(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 400))
+    log = tmp_path / "human.jsonl"
+    code = cli.main(["run", PICKOMINO, "--seats", "you,random", "--seed", "3", "--log", str(log), "--check"])
+    assert code == 0
+    assert "winner" in capsys.readouterr().out or not log_lines(log)[-1].get("end")
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+
+
+def test_parse_choice():
+    texts = ["set aside: 1", "set aside: 5", "set aside: worm", "stop"]
+    assert tui.parse_choice("2", texts) == (1, None)
+    assert tui.parse_choice("w", texts) == (2, None)
+    assert tui.parse_choice("STOP", texts) == (3, None)
+    assert tui.parse_choice("set aside: 5", texts) == (1, None)
+    assert tui.parse_choice("set", texts)[0] is None
+    assert tui.parse_choice("0", texts)[0] is None
+    assert tui.parse_choice("", texts)[0] is None
+
+
+def test_compact_items_groups_kinds():
+    items = ["pickomino_die showing worm", "pickomino_die showing 3", "pickomino_die showing 1"]
+    assert tui.compact_items(items, ["pickomino_die"], pool=True) == "pickomino_die 1 3 worm"
+    assert tui.compact_items(["domino 21", "domino 30"], ["domino"]) == "domino 21 30"
+    assert tui.compact_items([], ["domino"]) == "—"
+
+
+def test_outcomes_round_trip_through_json():
+    outcome = ((0, 2, 5), (1,))
+    assert gamelog.action_from_json(json.loads(json.dumps(gamelog.action_to_json(outcome)))) == outcome
+    assert gamelog.action_from_json(3) == 3
+
+
+# ---------------------------------------------------------------------- explain
+def test_explain_code(capsys):
+    assert cli.main(["explain", "E101"]) == 0
+    out = capsys.readouterr().out
+    assert "unknown-name" in out and "not declared anywhere" in out
+    assert cli.main(["explain", "R505"]) == 0  # runtime codes are registered too
+    assert cli.main(["explain", "E999"]) == 1
+
+
+def test_explain_rule_of_a_file(capsys):
+    assert cli.main(["explain", "set_aside", "--file", PICKOMINO]) == 0
+    out = capsys.readouterr().out
+    assert f"{PICKOMINO}:45" in out
+    assert "Set aside every die" in out
+    assert "choose symbol from new_symbols" in out
+
+
+def test_explain_unknown_rule_suggests(capsys):
+    assert cli.main(["explain", "take_tyle", "--file", PICKOMINO]) == 1
+    assert "did you mean `take_tile`" in capsys.readouterr().err
+
+
+def test_explain_file_lists_the_game(capsys):
+    assert cli.main(["explain", "--file", PICKOMINO]) == 0
+    out = capsys.readouterr().out
+    for text in ("shorter_game = false", "pickomino_die", "grill", "grill_empty", "end condition"):
+        assert text in out
+
+
+# ---------------------------------------------------------------------- simulate
+def test_simulate_prints_win_shares(capsys):
+    assert cli.main(["simulate", PICKOMINO, "--games", "20", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "20 games" in out and "95% CI" in out and "%" in out
+    assert "grill_empty 100.0%" in out
+    assert "avg most_worms" in out
+
+
+def test_simulate_json_shares_sum_to_one(capsys):
+    assert cli.main(["simulate", PICKOMINO, "--games", "10", "--seed", "2", "--players", "3",
+                     "--format", "json", "--check"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["finished"] == 10
+    assert sum(s["share"] for s in report["seats"]) == pytest.approx(1.0)
+
+
+def test_simulated_game_is_the_run_game(tmp_path, capsys):
+    """A simulated game's seed replays that very game in `rulelang run`."""
+    assert cli.main(["simulate", PICKOMINO, "--games", "1", "--seed", "5", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    log = tmp_path / "g.jsonl"
+    assert cli.main(["run", PICKOMINO, "--seats", "random,random", "--seed", "5", "--log", str(log)]) == 0
+    end = log_lines(log)[-1]
+    assert [s["wins"] for s in report["seats"]] == end["returns"]
+
+
+def test_python_dash_m(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(tmp_path / "none.rules")],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2
+    assert "E107" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------- faults
+def variant_of_pickomino(tmp_path: Path, old: str, new: str) -> str:
+    text = Path(PICKOMINO).read_text()
+    assert old in text
+    path = tmp_path / "variant.rules"
+    path.write_text(text.replace(old, new))
+    return str(path)
+
+
+def test_check_stops_at_a_broken_invariant(tmp_path, capsys):
+    rules = variant_of_pickomino(tmp_path, "invariant worms_bounded: sum(stack of players, worms) <= 40",
+                                 "invariant grill_full: count(grill) >= 15")
+    log = tmp_path / "g.jsonl"
+    assert cli.main(["run", rules, "--seed", "2", "--bot", "random", "--check", "--log", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert "R505" in err and "grill_full" in err and "^^^" in err
+    assert log_lines(log)[-1]["fault"] == "R505"
+
+
+def test_runtime_fault_is_a_diagnostic(tmp_path, capsys):
+    rules = variant_of_pickomino(tmp_path, "at most 2000 turns", "at most 3 turns")
+    assert cli.main(["run", rules, "--seed", "1", "--bot", "random", "--log", str(tmp_path / "g.jsonl")]) == 1
+    captured = capsys.readouterr()
+    assert "error[R504]" in captured.err and "Traceback" not in captured.err
+    assert cli.main(["simulate", rules, "--games", "3", "--seed", "7"]) == 1
+    out = capsys.readouterr().out
+    assert "fault in the game with seed 7: R504" in out
+    assert "rulelang run" in out and "--seed 7" in out
+
+
+def test_unusable_logs_exit_2(tmp_path, capsys):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n")
+    assert cli.main(["replay", str(junk)]) == 2
+    assert cli.main(["replay", str(tmp_path / "missing.jsonl")]) == 2
+    assert cli.main(["run", "--resume", str(junk)]) == 2
+    assert "not a JSON line" in capsys.readouterr().err

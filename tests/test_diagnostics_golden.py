@@ -1,0 +1,139 @@
+"""Golden diagnostics: broken rules files with the expected code written on the offending line.
+
+Each ``tests/diagnostics/*.rules`` marks its expected diagnostics with a comment on the line the
+diagnostic points at: ``# error: E101`` or ``# warning: W401`` (several codes: ``# warning:
+W401, W404``). A file without marks must analyse cleanly. Files in subfolders (``bases/``) are
+not cases: they are the base files that the variant cases extend.
+
+For some cases, ``NAME.expected`` holds the full rendering (rustc style: title, place, source
+line, caret, notes, help) of every diagnostic: those reports are the product. Run with
+``UPDATE_GOLDEN=1`` to rewrite the ``.expected`` files from the current output (then review the
+diff).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from rulelang.diagnostics import CODES, Severity, render_full
+from rulelang.pipeline import analyse
+
+HERE = Path(__file__).resolve().parent
+CASE_DIR = HERE / "diagnostics"
+CASES = sorted(CASE_DIR.glob("*.rules"))
+RENDERED = sorted(CASE_DIR.glob("*.expected"))
+MARK = re.compile(r"#\s*(error|warning):\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
+
+# Cases that fail because of a known core bug (reported in /tmp/core-bugs/tests.md).
+KNOWN_BUGS = {
+    "type_arithmetic_on_zone.rules": "bug 3: `roll 3` compiles and rolls piece #3",
+}
+KNOWN_RENDERING_BUGS = {
+    "syntax_missing_colon.expected": "bugs 1, 2: no help line (match_examples); caret under the comment",
+    "syntax_assign_instead_of_compare.expected": "bug 1: no help line (match_examples)",
+    "duplicate_rule.expected": "bug 2: the span runs on under the trailing comment",
+}
+# Codes that no rules file can produce, each tested by hand below.
+NOT_FROM_FILES = {"E107", "E108"}
+
+
+def _with_bugs(paths: list[Path], bugs: dict[str, str]) -> list:
+    return [pytest.param(p, id=p.name, marks=pytest.mark.xfail(reason=bugs[p.name], strict=False))
+            if p.name in bugs else pytest.param(p, id=p.name) for p in paths]
+
+
+def marks(path: Path) -> set[tuple[int, str, str]]:
+    """(line, code, "error"/"warning") for every mark in a case file."""
+    found = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for kind, codes in MARK.findall(line):
+            found.update((number, code.strip(), kind) for code in codes.split(","))
+    return found
+
+
+def diagnose(path: Path, monkeypatch) -> list:
+    """The diagnostics of a case, analysed from its folder so that reports name `case.rules`."""
+    monkeypatch.chdir(path.parent)
+    _, diagnostics = analyse(path.name)
+    return diagnostics
+
+
+@pytest.mark.parametrize("path", _with_bugs(CASES, KNOWN_BUGS))
+def test_marked_diagnostics(path: Path, monkeypatch):
+    diagnostics = diagnose(path, monkeypatch)
+    for d in diagnostics:
+        assert d.span is not None, f"{d.code} {d.message}: a diagnostic of a file must say where"
+        assert d.span.path == path.name, f"{d.code} points into {d.span.path}"
+    found = {(d.span.line, d.code) for d in diagnostics}
+    expected = {(line, code) for line, code, _ in marks(path)}
+    assert found == expected, "\n\n".join(render_full(d) for d in diagnostics) or "no diagnostic"
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_marks_name_registered_codes_of_their_severity(path: Path):
+    for line, code, kind in marks(path):
+        assert code in CODES, f"line {line}: {code} is not a registered code"
+        assert CODES[code].severity.value == kind, f"line {line}: {code} is not an {kind}"
+
+
+@pytest.mark.parametrize("path", _with_bugs(RENDERED, KNOWN_RENDERING_BUGS))
+def test_full_rendering(path: Path, monkeypatch):
+    case = path.with_suffix(".rules")
+    rendered = "\n\n".join(render_full(d) for d in diagnose(case, monkeypatch)) + "\n"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(rendered, encoding="utf-8")
+    assert rendered == path.read_text(encoding="utf-8")
+
+
+def test_enough_cases_and_clean_ones():
+    assert len([p for p in CASES if marks(p)]) >= 25
+    assert any(not marks(p) for p in CASES), "a clean case guards against false alarms"
+    assert all(p.with_suffix(".rules").is_file() for p in RENDERED)
+
+
+def test_every_code_is_explained():
+    assert CODES
+    for code, entry in CODES.items():
+        assert re.fullmatch(r"[EWR]\d{3}", code), code
+        assert entry.code == code
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", entry.name), f"{code}: name {entry.name!r} is not kebab-case"
+        assert entry.explanation.strip(), f"{code} has no explanation"
+        assert (entry.severity is Severity.WARNING) == code.startswith("W"), code
+
+
+def test_every_file_code_has_a_golden_case():
+    """Each code that a rules file can produce (E0xx-E3xx, W4xx) is shown by some case."""
+    covered = {code for path in CASES for _, code, _ in marks(path)}
+    from_files = {c for c in CODES if c[0] in "EW" and c not in NOT_FROM_FILES}
+    assert from_files - covered == set(), "codes without a golden case"
+
+
+def test_bases_load_cleanly(monkeypatch):
+    for base in sorted((CASE_DIR / "bases").glob("*.rules")):
+        assert diagnose(base, monkeypatch) == [], base.name
+
+
+def test_unreadable_file(tmp_path):
+    game, diagnostics = analyse(str(tmp_path / "missing.rules"))
+    assert game is None
+    assert [d.code for d in diagnostics] == ["E107"]
+    (tmp_path / "latin1.rules").write_bytes(b'game "Caf\xe9"\n')
+    assert [d.code for d in analyse(str(tmp_path / "latin1.rules"))[1]] == ["E107"]
+    assert [d.code for d in analyse(str(tmp_path))[1]] == ["E107"]
+
+
+def test_unknown_option_and_bad_option_value(monkeypatch):
+    clean = CASE_DIR / "bases" / "mini.rules"
+    monkeypatch.chdir(clean.parent)
+    game, diagnostics = analyse(clean.name, {"targte": "10"})
+    assert game is None and [d.code for d in diagnostics] == ["E108"]
+    assert "target" in (diagnostics[0].help or "")
+    game, diagnostics = analyse(clean.name, {"target": "ten"})
+    assert game is None and [d.code for d in diagnostics] == ["E108"]
+    game, diagnostics = analyse(clean.name, {"target": "10"})
+    assert game is not None and diagnostics == []
+    assert {o.name: o.value for o in game.options}["target"] == 10

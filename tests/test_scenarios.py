@@ -1,0 +1,192 @@
+"""Every tests/scenarios/**/*.scenario file is one test case (see rulelang/scenario.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rulelang.scenario import ScenarioError, load_scenario, run_scenario
+
+ROOT = Path(__file__).parent
+SCENARIOS = sorted((ROOT / "scenarios").rglob("*.scenario"))
+
+
+def _case(path: Path):
+    name = str(path.relative_to(ROOT.parent)) if path.is_relative_to(ROOT.parent) else str(path)
+    try:
+        reason = load_scenario(path).xfail
+    except ScenarioError:
+        reason = None  # a malformed file fails in the test itself, with its message
+    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+    return pytest.param(path, id=name, marks=marks)
+
+
+@pytest.mark.parametrize("path", [_case(p) for p in SCENARIOS])
+def test_scenario(path: Path) -> None:
+    result = run_scenario(os.path.relpath(path))
+    if not result.passed:
+        pytest.fail(result.message, pytrace=False)
+
+
+def test_scenarios_exist() -> None:
+    assert SCENARIOS, "no scenario files found under tests/scenarios"
+
+
+# ---------------------------------------------------------------------- the runner itself
+
+GAMES = ROOT.parent / "games"
+
+
+def _write(tmp_path: Path, text: str, name: str = "case.scenario") -> Path:
+    path = tmp_path / name
+    path.write_text(text.replace("GAMES", str(GAMES)), encoding="utf-8")
+    return path
+
+
+def test_passing_scenario(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# ok
+game: GAMES/pickomino.rules
+players: 2
+steps:
+    roll worm worm worm worm 4 4 4 1
+    choose worm
+    expect options: stop | roll again
+    check total == 20
+""")
+    result = run_scenario(path)
+    assert result.passed, result.message
+    assert result.steps_run == 4
+
+
+def test_false_check_names_line_options_and_trace(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# a wrong expectation
+game: GAMES/pickomino.rules
+steps:
+    roll worm worm worm worm 4 4 4 1
+    check total == 99
+""")
+    result = run_scenario(path)
+    assert not result.passed
+    assert f"{path}:5: `total == 99` is false" in result.message
+    assert "#0 set aside: 1" in result.message and "#2 set aside: worm" in result.message
+    assert "trace lines:" in result.message and "roll 1 4 4 4 worm worm worm worm" in result.message
+
+
+def test_ambiguous_and_unknown_choices(tmp_path: Path) -> None:
+    text = """# choices
+game: GAMES/pickomino.rules
+steps:
+    roll worm worm worm worm 4 4 4 1
+    choose {}
+"""
+    ambiguous = run_scenario(_write(tmp_path, text.format("set aside"), "a.scenario"))
+    assert "is ambiguous" in ambiguous.message
+    unknown = run_scenario(_write(tmp_path, text.format("3"), "b.scenario"))
+    assert "no legal action matches `3`" in unknown.message
+    by_index = run_scenario(_write(tmp_path, text.format("#2"), "c.scenario"))
+    assert by_index.passed, by_index.message
+
+
+def test_mixed_dice_need_one_group_per_kind(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# mixed dice
+game: GAMES/chipo-chipa.rules
+steps:
+    roll 3 3 5 6 3
+""")
+    result = run_scenario(path)
+    assert "the roll is white_die: 4 dice | red_die: 1 dice" in result.message
+
+
+def test_malformed_file_names_its_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# bad
+game: GAMES/pickomino.rules
+steps:
+    jump around
+""")
+    with pytest.raises(ScenarioError, match=r":4: unknown step `jump around`"):
+        load_scenario(path)
+    assert not run_scenario(path).passed
+
+
+def test_given_is_compiled_against_the_game(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# unknown zone
+game: GAMES/pickomino.rules
+given:
+    move grill where number == 36 to stash of seat(1)
+""")
+    result = run_scenario(path)
+    assert not result.passed
+    assert f"{path}:4:38" in result.message and "did you mean `stack`" in result.message
+
+
+def test_broken_invariant_fails_the_scenario(tmp_path: Path) -> None:
+    (tmp_path / "tiny.rules").write_text(
+        'game "Tiny":\n    players 1 to 2\n'
+        "token chip:\n    count 2\n"
+        "zone box: shared pile, public\nzone table: shared pile, public\n"
+        "invariant box_full: count(box) == 2\n"
+        "setup:\n    rule fill: create chip in box\n"
+        "turn:\n    rule wait:\n        choose:\n            \"pass\": pass\n"
+        "winner:\n    rule nobody: most 0\n")
+    path = _write(tmp_path, """# a chip off the box
+game: tiny.rules
+given:
+    move first(box) to table
+""")
+    result = run_scenario(path)
+    assert "invariant(s) box_full no longer hold after the set-up" in result.message
+
+
+def test_events_in_order(tmp_path: Path) -> None:
+    text = """# events
+game: GAMES/pickomino.rules
+steps:
+    roll worm worm worm worm 4 4 4 1
+    choose worm
+events:
+    {}
+"""
+    good = run_scenario(_write(tmp_path, text.format("roll 1 4\n    chooses set aside: worm\n    not: turned"), "a.scenario"))
+    assert good.passed, good.message
+    bad = run_scenario(_write(tmp_path, text.format("chooses set aside: worm\n    roll 1 4"), "b.scenario"))
+    assert "it appears earlier" in bad.message
+
+
+def test_expected_fault(tmp_path: Path) -> None:
+    rules = tmp_path / "tiny.rules"
+    rules.write_text("""game "Tiny":
+    players 1 to 2
+die d6:
+    faces 1 to 6
+zone cup: shared pool, public
+setup:
+    rule one_die: create 1 d6 in cup
+turn:
+    rule throw: roll cup
+    rule pick:
+        choose die from cup where face == 6 as "pick"
+winner:
+    rule nobody: most 0
+""", encoding="utf-8")
+    text = """# faults
+game: tiny.rules
+steps:
+{}    roll 3
+"""
+    expected = run_scenario(_write(tmp_path, text.format("    expect fault R501\n"), "a.scenario"))
+    assert expected.passed, expected.message
+    unexpected = run_scenario(_write(tmp_path, text.format(""), "b.scenario"))
+    assert "unexpected fault" in unexpected.message and "R501" in unexpected.message
+
+
+def test_xfail_header_marks_the_case(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# known bug
+game: GAMES/pickomino.rules
+xfail: the engine gets X wrong (reported in /tmp/core-bugs/scenarios.md)
+""")
+    assert load_scenario(path).xfail.startswith("the engine gets X wrong")
+    marks = _case(path).marks
+    assert len(marks) == 1 and marks[0].name == "xfail"
+    assert marks[0].kwargs == {"reason": load_scenario(path).xfail, "strict": True}
