@@ -8,6 +8,7 @@ table ``K`` (Jinja2's discipline)."""
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import attrs
@@ -112,6 +113,18 @@ def _extreme_item(best, pairs):
     return found
 
 
+def _top(items):
+    return items[-1] if items else None
+
+
+def _bottom(items):
+    return items[0] if items else None
+
+
+def _get(column, piece):
+    return None if piece is None else column[piece]
+
+
 def _compact(*values):
     return [v for v in values if v is not None]
 
@@ -175,6 +188,10 @@ class ExpressionCompiler:
         self.constants: list[Any] = []
         self._constant_index: dict[tuple, int] = {}
         self._fresh = itertools.count()
+        # Comprehension variables in scope while generating, and the lines that compute, once
+        # before the expression, the parts of a filter's condition that do not depend on them.
+        self.bound: list[str] = []
+        self.prelude: list[str] = []
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
 
@@ -192,8 +209,23 @@ class ExpressionCompiler:
         return f"K[{self._constant_index[key]}]"
 
     def function(self, code: str, params: str = "st, fr"):
-        """A Python function from generated expression source."""
+        """A Python function from generated expression source (and the pending prelude)."""
+        if self.prelude:
+            return self.procedure_function(self.take_prelude() + [f"return {code}"])
         return eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
+
+    def take_prelude(self) -> list[str]:
+        lines, self.prelude = self.prelude, []
+        return lines
+
+    def _hoist(self, e: Expr) -> Expr:
+        """Inside a filter or an aggregate, compute a part that does not depend on the item
+        once, before the loop, instead of once per item."""
+        if not self.bound or any(re.search(rf"\b{v}\b", e.code) for v in self.bound):
+            return e
+        name = self.fresh("h")
+        self.prelude.append(f"{name} = {e.code}")
+        return Expr(name, e.kind, e.safe)
 
     def procedure_function(self, body: list[str]):
         """A Python function from generated statement lines."""
@@ -204,10 +236,12 @@ class ExpressionCompiler:
 
     def expr(self, node: n.Node, scope: Scope, slots: Slots):
         """Compile an expression to (function(state, frame), type)."""
+        self.prelude = []
         e = self.code(node, scope, slots)
         return self.function(e.code), e.kind
 
     def truth(self, node: n.Node, scope: Scope, slots: Slots):
+        self.prelude = []
         return self.function(self.truth_code(node, scope, slots))
 
     def code(self, node: n.Node, scope: Scope, slots: Slots) -> Expr:
@@ -215,7 +249,11 @@ class ExpressionCompiler:
         if method is None:
             self.error("E201", f"{type(node).__name__} is not an expression", node)
             raise CompileError
-        return method(node, scope, slots)
+        e = method(node, scope, slots)
+        if self.bound and isinstance(node, (n.Attribute, n.Call, n.Filter)) and \
+                e.kind in ("values", "pieces", "players", "int", "zones"):
+            e = self._hoist(e)
+        return e
 
     def truth_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
         return self.as_truth(self.code(node, scope, slots))
@@ -366,9 +404,8 @@ class ExpressionCompiler:
         if obj.kind in ("piece", "any"):
             if obj.safe:
                 return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))
-            t = self.fresh("t")
-            return Expr(f"(None if ({t} := {obj.code}) is None else {self.attribute_code(name, t)})",
-                        self.attribute_type(name))
+            column = self.attribute_code(name, "")[:-2]  # the column, without its `[piece]`
+            return Expr(f"_get({column}, {obj.code})", self.attribute_type(name))
         if obj.kind in ("pieces", "zone", "zones"):
             p = self.fresh("p")
             return Expr(f"[{self.attribute_code(name, p)} for {p} in {self.as_list(obj)}]", "values", True)
@@ -416,7 +453,11 @@ class ExpressionCompiler:
         source, kind = self.collection_code(node.source, scope, slots)
         e = self.fresh("e")
         inner = Scope(scope, element=(e, SINGLE_FOR.get(kind, "any")))
-        cond = self.truth_code(node.cond, inner, slots)
+        self.bound.append(e)
+        try:
+            cond = self.truth_code(node.cond, inner, slots)
+        finally:
+            self.bound.pop()
         return Expr(f"[{e} for {e} in {source} if {cond}]", kind, True)
 
     def _x_Conditional(self, node, scope, slots):
@@ -524,8 +565,7 @@ class ExpressionCompiler:
             zone = self.code(args[0], scope, slots)
             position = -1 if name == "top" else 0
             if zone.kind == "zone":
-                z = self.fresh("z")
-                return Expr(f"({z}[{position}] if ({z} := st.zones[{zone.code}]) else None)", "piece")
+                return Expr(f"_{name}(st.zones[{zone.code}])", "piece")
             if zone.kind == "zones":
                 z = self.fresh("z")
                 return Expr(f"[st.zones[{z}][{position}] for {z} in {zone.code} if st.zones[{z}]]", "pieces", True)
@@ -542,10 +582,14 @@ class ExpressionCompiler:
         e = self.fresh("e")
         if len(args) == 2:
             inner = Scope(scope, element=(e, element))
-            if name in ("any", "all", "count"):
-                per_item = self.truth_code(args[1], inner, slots)
-            else:
-                per_item = self.code(args[1], inner, slots).code
+            self.bound.append(e)
+            try:
+                if name in ("any", "all", "count"):
+                    per_item = self.truth_code(args[1], inner, slots)
+                else:
+                    per_item = self.code(args[1], inner, slots).code
+            finally:
+                self.bound.pop()
         elif element == "piece":
             if name in ("highest", "lowest"):
                 # Pieces rank by their number; dice (no number) by the value they show.

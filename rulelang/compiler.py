@@ -384,6 +384,7 @@ class _Code:
     def line(self, text: str) -> None:
         if not self._lines:
             self._lines_span = self._span
+        self._lines.extend(self.compiler.take_prelude())
         self._lines.append(text)
 
     def flush(self) -> None:
@@ -429,6 +430,7 @@ class _Code:
     def block(self, body: tuple, scope: Scope) -> None:
         for stmt in body:
             self.flush()  # one instruction per statement, so a fault names its own line
+            self.compiler.prelude = []
             self._span = stmt.span
             method = getattr(self, "_s_" + type(stmt).__name__, None)
             if method is None:

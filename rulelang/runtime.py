@@ -669,7 +669,13 @@ class State:
                 what = f"{len(pieces)} piece(s)"
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
         elif kind == "roll":
-            text = "roll " + " ".join(str(label) for _, label in payload)
+            by_kind: dict[str, list[str]] = {}
+            for p, label in payload:
+                by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
+            if len(by_kind) == 1:
+                text = "roll " + " ".join(next(iter(by_kind.values())))
+            else:
+                text = "roll " + ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
         elif kind == "choose":
             player, prompt, choice = payload
             text = f"player {player + 1} chooses {choice}" if prompt is None else \

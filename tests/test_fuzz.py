@@ -153,3 +153,41 @@ def test_every_line_deleted(workdir, game):
     folder = workdir / game.relative_to(ROOT / "games").parent
     for i in range(len(lines)):
         check_analysis(folder, "\n".join(lines[:i] + lines[i + 1:]), f"{game.stem}-without-line.rules")
+
+
+# ---------------------------------------------------------------------- deep nesting
+
+LONG = """game "Long":
+    players 2 to 4
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+counter score: per player = 0
+
+define deep = {expression}
+
+setup:
+    rule dice: create 2 d6 in cup
+
+turn:
+    rule throw:
+        roll cup
+        score of player += deep
+
+winner:
+    rule best: most score of player
+"""
+
+
+@pytest.mark.parametrize("terms", [
+    50,
+    pytest.param(300, marks=pytest.mark.xfail(reason="bug 4: codegen nests 300 parentheses", strict=False)),
+    pytest.param(1000, marks=pytest.mark.xfail(reason="bug 4: RecursionError in the transformer",
+                                               strict=False)),
+])
+def test_long_expression_is_not_a_crash(workdir, terms):
+    """A long chain of operators is a left-deep tree: it must compile, or be a diagnostic."""
+    check_analysis(workdir, LONG.format(expression=" + ".join(["1"] * terms)))
+    check_analysis(workdir, LONG.format(expression="(" * (terms // 5) + "1" + ")" * (terms // 5)))
