@@ -151,7 +151,7 @@ class Check:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)  # compared and hashed by identity: one compiled game is one game
 class GameDef:
     """A compiled game: everything the runtime needs, resolved to small integers."""
 
@@ -190,6 +190,6 @@ class GameDef:
 
     def new_initial_state(self, players: int | None = None):
         """A fresh state at the start of the game (the set-up runs at once)."""
-        from .runtime import State
+        from .runtime import initial_state
 
-        return State(self, self.min_players if players is None else players)
+        return initial_state(self, self.min_players if players is None else players)

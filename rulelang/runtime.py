@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import weakref
 from fractions import Fraction
 from typing import Any
 
@@ -41,6 +42,18 @@ register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
 """)
+
+
+_INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def initial_state(game: m.GameDef, players: int) -> State:
+    """A new game's state. The set-up is deterministic for a number of players (chance waits
+    for the driver), so it runs once per game and players, and later games start from a copy."""
+    by_players = _INITIAL_STATES.setdefault(game, {})
+    if players not in by_players:
+        by_players[players] = State(game, players)
+    return by_players[players].clone()
 
 
 class PieceTable:
@@ -373,40 +386,38 @@ class State:
             else:
                 target.extend(pieces)
         if self.tracing:
+            # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             labels = self.dynamic[0]
-            self.events.append((rule, "move", (tuple(pieces), tuple(origins), to, tuple(labels[p] for p in pieces))))
+            self.events.append((rule, "move", (pieces, origins, to, [labels[p] for p in pieces])))
 
     def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
         kind = self.game.kinds[kind_index]
         rows = kind.pieces if count is None else (kind.pieces[0],) * count if kind.pieces else ()
         old = self.pieces
-        table = PieceTable(list(old.kind), [list(c) for c in old.columns],
-                           [list(b) for b in old.by_kind], list(old.names))
+        start, added = len(old.kind), len(rows)
+        new = list(range(start, start + added))
         number_column = self.game.attributes.index("number")
         value_column = self.game.attributes.index("value")
-        new = []
-        for row in rows:
-            p = len(table.kind)
-            table.kind.append(kind_index)
-            for column, value in zip(table.columns, row, strict=True):
-                column.append(value)
-            table.by_kind[kind_index].append(p)
-            number = row[number_column]
-            table.names.append(kind.name if number is None or kind.is_die else f"{kind.name} {number}")
-            self.where.append(into)
-            if kind.is_die:
-                self.dynamic[0].append(None)
-                self.dynamic[1].append(None)
-                self.dynamic[2].append(None)
-            else:
-                self.dynamic[0].append(None)
-                self.dynamic[1].append(row[value_column])
-                self.dynamic[2].append(number)
-            new.append(p)
-        self.pieces = table
-        zone = self.zone_of(into)[0]
-        if zone.sort_column is not None:
-            column = table.columns[zone.sort_column]
+        by_kind = list(old.by_kind)
+        by_kind[kind_index] = old.by_kind[kind_index] + new
+        names = [kind.name if row[number_column] is None or kind.is_die else f"{kind.name} {row[number_column]}"
+                 for row in rows]
+        # A new table, never a changed one: clones made before still share the old.
+        self.pieces = table = PieceTable(
+            old.kind + [kind_index] * added,
+            [column + [row[i] for row in rows] for i, column in enumerate(old.columns)],
+            by_kind, old.names + names)
+        self.where.extend([into] * added)
+        self.dynamic[0].extend([None] * added)
+        if kind.is_die:
+            self.dynamic[1].extend([None] * added)
+            self.dynamic[2].extend([None] * added)
+        else:
+            self.dynamic[1].extend(row[value_column] for row in rows)
+            self.dynamic[2].extend(row[number_column] for row in rows)
+        sort_column = self.sort_columns[into]
+        if sort_column is not None:
+            column = table.columns[sort_column]
             self.zones[into] = sorted(self.zones[into] + new, key=lambda p: column[p])
         else:
             self.zones[into].extend(new)
@@ -437,7 +448,7 @@ class State:
                 values_out[p] = values[f]
                 numbers_out[p] = label if label.__class__ is int else None
         if self.tracing:
-            self.events.append((pending[1], "roll", tuple((p, labels_out[p]) for _, dice in groups for p in dice)))
+            self.events.append((pending[1], "roll", [(p, labels_out[p]) for _, dice in groups for p in dice]))
 
     # ------------------------------------------------------------------ the rule machine
     def _rule_at(self) -> int:

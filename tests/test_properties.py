@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import note, settings
+from hypothesis import event, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -76,6 +76,27 @@ def load_game(path: Path):
     return None, AssertionError(f"{path.name} does not load:\n{report}")
 
 
+def switches_of(game) -> list[str]:
+    """The true/false options of a game (other options keep their default in these tests: a
+    number may mean "never end")."""
+    return sorted(o.name for o in game.options if isinstance(o.default, bool))
+
+
+_FLIPPED: dict[tuple[Path, tuple[str, ...]], object] = {}
+
+
+def with_flipped(path: Path, default_game, flips: tuple[str, ...]):
+    """The game compiled with the true/false options in ``flips`` set against their default."""
+    if not flips:
+        return default_game
+    if (path, flips) not in _FLIPPED:
+        values = {o.name: not o.default for o in default_game.options if o.name in flips}
+        game, diagnostics = analyse(str(path), values, warnings=False)
+        assert game is not None, "\n".join(render_full(d) for d in diagnostics)
+        _FLIPPED[path, flips] = game
+    return _FLIPPED[path, flips]
+
+
 # ---------------------------------------------------------------------- observing a state
 
 
@@ -124,14 +145,25 @@ def random_action(state, rng: random.Random):
 # ---------------------------------------------------------------------- the state machine
 
 
-def machine_for(path: Path, game) -> type[RuleBasedStateMachine]:
-    """A rule-based state machine playing ``game``: Hypothesis picks the players and moves."""
+def machine_for(path: Path, default_game) -> type[RuleBasedStateMachine]:
+    """A rule-based state machine playing a game: Hypothesis picks the players, the value of
+    each true/false option (other options keep their default: a number may mean "never end")
+    and the moves."""
+    switches = switches_of(default_game)
+
+    def game_with(flips: tuple[str, ...]):
+        return with_flipped(path, default_game, flips)
+
+    players = st.integers(default_game.min_players, default_game.max_players)
+    flipped = st.sets(st.sampled_from(switches)).map(lambda s: tuple(sorted(s))) if switches else st.just(())
 
     class GameMachine(RuleBasedStateMachine):
         state = None
 
-        @initialize(players=st.integers(game.min_players, game.max_players))
-        def start(self, players):
+        @initialize(players=players, flips=flipped)
+        def start(self, players, flips):
+            """A new game; ``flips`` names the true/false options set against their default."""
+            self.game = game = game_with(flips)
             self.players = players
             self.state = game.new_initial_state(players)
             self.shadow = game.new_initial_state(players)
@@ -164,27 +196,30 @@ def machine_for(path: Path, game) -> type[RuleBasedStateMachine]:
             assert snapshot(twin) == snapshot(state), "the same action on a clone gave another state"
 
         @precondition(lambda self: not self.state.is_terminal())
-        @rule(seed=st.integers(0, 2**32 - 1), moves=st.integers(1, FAST_FORWARD))
+        @rule(seed=st.integers(0, 2**32 - 1), moves=st.integers(0, FAST_FORWARD))
         def play_on(self, seed, moves):
-            """Several moves of a seeded random player, to reach states deep into the game."""
+            """Moves of a seeded random player, to reach states deep into the game; with
+            ``moves=0``, to the end of the game (Hypothesis draws 0 now and then)."""
             rng = random.Random(seed)
             state = self.state
-            for _ in range(moves):
+            for _ in range(moves or MAX_ACTIONS):
                 if state.is_terminal():
                     break
                 state.apply_action(random_action(state, rng))
                 assert state.check_invariants() == [], f"after {state.history[-1]!r}"
+            event("played to the end" if moves == 0 else "played on")
 
         @precondition(lambda self: self.state.is_terminal())
-        @rule(players=st.integers(game.min_players, game.max_players))
-        def start_again(self, players):
-            self.start(players)
+        @rule(players=players, flips=flipped)
+        def start_again(self, players, flips):
+            self.start(players, flips)
 
         @invariant()
         def actions_are_well_formed(self):
             state = self.state
             actions = state.legal_actions()
             if state.is_terminal():
+                event("reached the end of a game")
                 assert state.current_player() == TERMINAL
                 assert actions == []
                 assert state.chance_outcomes() == []
@@ -207,7 +242,7 @@ def machine_for(path: Path, game) -> type[RuleBasedStateMachine]:
 
         @invariant()
         def within_turn_limit(self):
-            assert 0 <= self.state.turn_number <= game.turn_limit
+            assert 0 <= self.state.turn_number <= self.game.turn_limit
 
         @invariant()
         def returns_are_shares(self):
@@ -236,7 +271,7 @@ def machine_for(path: Path, game) -> type[RuleBasedStateMachine]:
 
         def teardown(self):
             if self.state is not None:
-                self.compare_replay(replay(game, self.players, self.state.history))
+                self.compare_replay(replay(self.game, self.players, self.state.history))
 
         @invariant()
         def observations_work(self):
@@ -270,11 +305,15 @@ for _path in GAME_FILES:
 
 @pytest.mark.parametrize("path", GAME_FILES, ids=_slug)
 def test_random_games_end(path: Path):
-    game, problem = load_game(path)
-    if game is None:
+    """Twenty seeded random games (random players, options flipped at random) to the end."""
+    default_game, problem = load_game(path)
+    if default_game is None:
         raise problem
+    switches = switches_of(default_game)
     for seed in range(RANDOM_GAMES):
         rng = random.Random(seed)
+        flips = tuple(name for name in switches if rng.random() < 0.5)
+        game = with_flipped(path, default_game, flips)
         players = rng.randint(game.min_players, game.max_players)
         state = game.new_initial_state(players)
         assert state.check_invariants() == [], f"seed {seed}: after the set-up"
