@@ -30,6 +30,10 @@ class CompileError(Exception):
     """Raised to abandon one expression after its diagnostic was recorded."""
 
 
+class TooDeep(Exception):
+    """An expression nested deeper than Python can compile."""
+
+
 @attrs.frozen
 class Expr:
     """Generated Python source of an expression, its rules type, and whether it is never None."""
@@ -212,7 +216,10 @@ class ExpressionCompiler:
         """A Python function from generated expression source (and the pending prelude)."""
         if self.prelude:
             return self.procedure_function(self.take_prelude() + [f"return {code}"])
-        return eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
+        try:
+            return eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
+        except (SyntaxError, RecursionError, MemoryError):
+            raise TooDeep from None
 
     def take_prelude(self) -> list[str]:
         lines, self.prelude = self.prelude, []
@@ -231,7 +238,10 @@ class ExpressionCompiler:
         """A Python function from generated statement lines."""
         source = "def _f(st, fr):\n" + "\n".join("    " + line for line in body) + "\n"
         local: dict[str, Any] = {}
-        exec(source, self.namespace, local)  # noqa: S102 - source is generated
+        try:
+            exec(source, self.namespace, local)  # noqa: S102 - source is generated
+        except (SyntaxError, RecursionError, MemoryError):
+            raise TooDeep from None
         return local["_f"]
 
     def expr(self, node: n.Node, scope: Scope, slots: Slots):
@@ -571,7 +581,11 @@ class ExpressionCompiler:
                 return Expr(f"[st.zones[{z}][{position}] for {z} in {zone.code} if st.zones[{z}]]", "pieces", True)
             self.error("E201", f"`{name}` needs a zone, not {a_kind(zone.kind)}", args[0])
             raise CompileError
-        items, kind = self.collection_code(args[0], scope, slots)
+        first = self.code(args[0], scope, slots)
+        if first.kind not in COLLECTIONS and first.kind not in ("piece", "any"):
+            self.error("E201", f"`{name}` needs a collection, not {a_kind(first.kind)}", args[0])
+            raise CompileError
+        items, kind = self.as_list(first), collection_type(first.kind)
         element = SINGLE_FOR.get(kind, "any")
         if name in ("first", "last"):
             return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
-from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, a_kind
+from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
 from .diagnostics import Diagnostic, did_you_mean, register
 
 register("E101", "unknown-name", """
@@ -43,6 +43,10 @@ A statement stands where it has no meaning: `break` outside a loop, `game ends` 
 register("E302", "missing-section", """
 A game needs a `turn` section (or a `round` section that says what a round is), and a
 `winner` section that says who wins.
+""")
+register("E304", "too-deep", """
+An expression nests so deeply (hundreds of operators or brackets) that it cannot be compiled.
+Split it into named parts with `define` or `let`.
 """)
 register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
@@ -144,9 +148,11 @@ class Compiler(ExpressionCompiler):
     # ------------------------------------------------------------------ entry point
     def compile(self) -> m.GameDef | None:
         game = self.game or n.GameDecl("untitled")
-        min_players = game.min_players or 1
-        max_players = game.max_players or max(min_players, 1)
-        if min_players > max_players:
+        min_players = game.min_players if game.min_players is not None else 1
+        max_players = game.max_players if game.max_players is not None else max(min_players, 1)
+        if min_players < 1:
+            self.error("E303", "a game needs at least one player", game)
+        elif min_players > max_players:
             self.error("E303", f"the player range {min_players} to {max_players} is empty", game)
         options = self._compile_options()
         kinds = tuple(self._compile_kind(k) for k in self.kinds.values())
@@ -308,6 +314,9 @@ class Compiler(ExpressionCompiler):
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
                 except CompileError:
                     pass
+                except TooDeep:
+                    self.error("E304", "an expression is nested too deeply to compile", inner,
+                               help="split it with `define` or `let`")
         return tuple(checks)
 
     # ------------------------------------------------------------------ procedures
@@ -440,6 +449,9 @@ class _Code:
                 method(stmt, scope)
             except CompileError:
                 pass
+            except TooDeep:
+                self.error("E304", "an expression is nested too deeply to compile", stmt,
+                           help="split it with `define` or `let`")
 
     def code_of(self, node, scope):
         return self.compiler.code(node, scope, self.slots)
@@ -465,11 +477,11 @@ class _Code:
         self.rule = outer
 
     def _s_Roll(self, stmt, scope):
-        dice, kind = self.compiler.collection_code(stmt.dice, scope, self.slots)
-        if kind not in ("pieces", "values"):
-            self.error("E201", f"`roll` needs dice, not {a_kind(kind)}", stmt.dice)
+        dice = self.code_of(stmt.dice, scope)
+        if dice.kind not in ("piece", "pieces", "zone", "zones", "any"):
+            self.error("E201", f"`roll` needs dice, not {a_kind(dice.kind)}", stmt.dice)
             raise CompileError
-        self.emit(m.OP_ROLL, self.compiler.function(dice))
+        self.emit(m.OP_ROLL, self.compiler.function(self.compiler.as_list(dice)))
 
     def _s_Move(self, stmt, scope):
         what = self.code_of(stmt.what, scope)
@@ -495,7 +507,13 @@ class _Code:
             self.error("E303", f"`{stmt.kind}` has a piece for each of its values; a count cannot apply", stmt,
                        help=f"write `create {stmt.kind} in ...` to make all of them")
             raise CompileError
-        count = self.code_of(stmt.count, scope).code if stmt.count is not None else "None"
+        count = "None"
+        if stmt.count is not None:
+            counted = self.code_of(stmt.count, scope)
+            if counted.kind not in ("int", "any"):
+                self.error("E201", f"a count needs a number, not {a_kind(counted.kind)}", stmt.count)
+                raise CompileError
+            count = counted.code
         into = self.code_of(stmt.into, scope)
         if into.kind != "zone":
             self.error("E201", f"`create ... in` needs a zone, not {a_kind(into.kind)}", stmt.into)
@@ -532,9 +550,16 @@ class _Code:
                            help=f"write `{target.name} of player`")
                 raise CompileError
             owner = self.code_of(target.owner, scope)
+            if owner.kind not in ("player", "any"):
+                self.error("E201", f"`{target.name} of ...` here needs one player, not {a_kind(owner.kind)}",
+                           target.owner, help="to change every player's, use `for each p in players:`")
+                raise CompileError
             index = f"st.counter_base + {counter.ordinal} * st.n + {owner.code}"
         else:
             index = str(counter.ordinal)
+        if stmt.op != "=" and value.kind not in ("int", "any", "label"):
+            self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
+            raise CompileError
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
@@ -688,7 +713,12 @@ def _describe_stmt(stmt) -> str:
 def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tuple[m.GameDef | None, list[Diagnostic]]:
     """Compile a merged syntax tree; returns the definition (None on errors) and diagnostics."""
     compiler = Compiler(tree, options or {})
-    game = compiler.compile()
+    try:
+        game = compiler.compile()
+    except (TooDeep, RecursionError):
+        return None, compiler.diagnostics + [Diagnostic(
+            "E304", "an expression is nested too deeply to compile", tree.span,
+            help="split it with `define` or `let`")]
     return game, compiler.diagnostics
 
 

@@ -35,6 +35,10 @@ A line is indented to a depth that matches no enclosing block. Blocks are indent
 line that opens them (the one ending with `:`), and a block ends when the indentation returns
 to an outer level.
 """)
+register("E005", "too-deep-to-read", """
+The file nests so deeply (hundreds of brackets or operators in one expression) that it cannot
+be read. Split long expressions with `define` or `let`.
+""")
 register("E004", "unexpected-end", """
 The file ends while a block or a bracket is still open.
 """)
@@ -149,11 +153,29 @@ _MISTAKES = {
 }
 
 
+@functools.cache
+def _mistake_table() -> dict[tuple[int, str], str]:
+    """(parser state, token type) of each labelled example's error -> the label. Matching on
+    the state on top of the stack (not the whole stack, as match_examples does) lets a mistake
+    match at any depth of nesting."""
+    table: dict[tuple[int, str], str] = {}
+    for label, examples in _MISTAKES.items():
+        for example in examples:
+            try:
+                _lark().parse(example)
+            except UnexpectedToken as error:
+                table.setdefault((error.state.position, error.token.type), label)
+            except (UnexpectedInput, _BadIndent):
+                pass
+    return table
+
+
 def _match_mistake(error: UnexpectedInput, text: str) -> str | None:
-    try:
-        return error.match_examples(_lark().parse, _MISTAKES, use_accepts=True)
-    except Exception:  # a mismatch in matching must never hide the real error
+    state = getattr(error, "state", None)
+    token = getattr(error, "token", None)
+    if state is None or token is None or not hasattr(state, "position"):
         return None
+    return _mistake_table().get((state.position, token.type))
 
 
 def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnostic:
@@ -187,8 +209,9 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
     start = token.start_pos if token.start_pos is not None else 0
     end = token.end_pos if token.end_pos is not None else start + 1
     if token.type in ("_NL", "_DEDENT", "_INDENT"):
-        # Point at the end of the line where something was missing, not at the next line.
-        start = start if token.type == "_NL" else max(0, text.rfind("\n", 0, start))
+        # Point just after the code of the line where something was missing, not at its
+        # comment or at the next line.
+        start = _end_of_code(text, text.rfind("\n", 0, start) + 1, start)
         end = start + 1
         if token.type == "_INDENT":
             line_start = text.find("\n", start) + 1
@@ -197,6 +220,37 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
     if label:
         return Diagnostic("E001", f"unexpected {_describe_token(token)}", source.span(start, end), help=label)
     return Diagnostic("E001", message, source.span(start, end))
+
+
+def _comment_start(line: str) -> int:
+    """Where a `#` comment starts in a line (outside strings), or -1."""
+    in_string = escaped = False
+    for i, char in enumerate(line):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "#":
+            return i
+    return -1
+
+
+def _end_of_code(text: str, start: int, end: int) -> int:
+    """A node's end without the newlines, blank lines and comments that close its last line."""
+    end = min(end, len(text))
+    while True:
+        while end > start and text[end - 1] in " \t\r\n":
+            end -= 1
+        line_start = max(start, text.rfind("\n", 0, end) + 1)
+        cut = _comment_start(text[line_start:end])
+        if cut < 0:
+            return end
+        end = line_start + cut
 
 
 def _unquote(token: str) -> str:
@@ -215,7 +269,7 @@ class AstBuilder(Transformer):
     def _span(self, meta) -> Span | None:
         if getattr(meta, "empty", True):
             return None
-        return Span(self.source, meta.start_pos, meta.end_pos)
+        return Span(self.source, meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos))
 
     def _tok_span(self, token: Token) -> Span:
         return Span(self.source, token.start_pos, token.end_pos)
@@ -607,5 +661,11 @@ def parse(source: Source) -> tuple[n.RulesFile | None, list[Diagnostic]]:
         return None, [_syntax_diagnostic(error, source, text)]
     try:
         return AstBuilder(source).transform(tree), []
+    except RecursionError:
+        return None, [Diagnostic("E005", "the file nests too deeply to read", source.span(0, 0),
+                                 help="split long expressions with `define` or `let`")]
     except VisitError as error:  # a transformer bug must still surface as a diagnostic
+        if isinstance(error.orig_exc, RecursionError):
+            return None, [Diagnostic("E005", "the file nests too deeply to read", source.span(0, 0),
+                                     help="split long expressions with `define` or `let`")]
         raise error.orig_exc from error

@@ -693,7 +693,8 @@ class State:
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
             pieces, into = payload
-            text = f"create {len(pieces)} piece(s) in {self.zone_name(into)}"
+            kinds = dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)
+            text = f"create {len(pieces)} {', '.join(kinds) or 'pieces'} in {self.zone_name(into)}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
         elif kind == "end turn":

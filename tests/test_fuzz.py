@@ -92,6 +92,7 @@ def play_a_little(game) -> None:
 @example("turn:")
 @example("game \"x\":\n    players 2 to 1\n")
 @example("define f(a) = f(a)\n")
+@example("turn:\n    rule a: pass")  # no final newline
 def test_token_soup(workdir, text):
     check_analysis(workdir, text)
 
@@ -181,12 +182,7 @@ winner:
 """
 
 
-@pytest.mark.parametrize("terms", [
-    50,
-    pytest.param(300, marks=pytest.mark.xfail(reason="bug 4: codegen nests 300 parentheses", strict=False)),
-    pytest.param(1000, marks=pytest.mark.xfail(reason="bug 4: RecursionError in the transformer",
-                                               strict=False)),
-])
+@pytest.mark.parametrize("terms", [50, 300, 1000])
 def test_long_expression_is_not_a_crash(workdir, terms):
     """A long chain of operators is a left-deep tree: it must compile, or be a diagnostic."""
     check_analysis(workdir, LONG.format(expression=" + ".join(["1"] * terms)))

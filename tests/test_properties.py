@@ -9,6 +9,7 @@ there (yet): that one is skipped.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from fractions import Fraction
@@ -230,11 +231,14 @@ def machine_for(path: Path, default_game) -> type[RuleBasedStateMachine]:
                 assert len(set(actions)) == len(actions), "an outcome is listed twice"
                 assert all(isinstance(p, Fraction) and p > 0 for _, p in outcomes)
                 assert sum(p for _, p in outcomes) == 1
-                assert state.sample_chance(random.Random(len(state.history))) in set(actions)
+                sampled = state.sample_chance(random.Random(len(state.history)))
+                assert sampled in set(actions), f"sample_chance gave {sampled!r}, not an outcome"
+                json.dumps(state.action_to_json(sampled))
             else:
                 assert 0 <= state.current_player() < state.n
                 assert actions == list(range(len(actions))) and actions, "no legal action"
                 assert all(state.action_to_string(a) for a in actions)
+                json.dumps([state.action_to_json(a) for a in actions])
 
         @invariant()
         def declared_invariants_hold(self):
