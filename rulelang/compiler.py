@@ -109,7 +109,11 @@ class Compiler(ExpressionCompiler):
             elif isinstance(item, n.DefineDecl):
                 declare(item.name, item, self.defines)
             elif isinstance(item, n.ProcedureDecl):
-                declare(item.name, item, self.procedures)
+                if item.name in ("main", "setup", "round", "turn"):
+                    self.error("E102", f"`{item.name}` is the name of a section, not free for a procedure", item,
+                               help=f"write `{item.name}:` for the section, or rename the procedure")
+                else:
+                    declare(item.name, item, self.procedures)
             elif isinstance(item, n.Section):
                 if item.kind in self.sections:
                     self.error("E102", f"a second `{item.kind}` section", item,
@@ -169,7 +173,7 @@ class Compiler(ExpressionCompiler):
                        help="add `turn:` with the rules of one player's turn")
         if "winner" not in self.sections:
             self.error("E302", "the game has no `winner` section", self.tree,
-                       help="add `winner:` with a rule such as `most sum(stack of player, worms)`")
+                       help="add `winner:` with a rule such as `most sum(hand of player, points)`")
         procedures[1] = self._compile_procedure("setup", self.sections.get("setup"), "setup")
         procedures[3] = self._compile_procedure("turn", self.sections.get("turn"), "turn")
         if "round" in self.sections:
@@ -670,7 +674,7 @@ class _Code:
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         spec = {
-            "options": self.compiler.function(options), "where": where, "slot": slot, "test_slot": slot,
+            "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
         }

@@ -2,10 +2,10 @@
 
 A log is a header line, one line per applied action, and an end line:
 
-    {"rulelang_log": 1, "rules": "games/pickomino.rules", "players": 2, "seats": ["you", "mc"],
+    {"rulelang_log": 1, "rules": "games/some-game.rules", "players": 2, "seats": ["you", "mc"],
      "options": {...}, "seed": 7}
     {"turn": 1, "player": "chance", "action": [[0, 2, 2, 3, 4, 4, 5, 5]], "text": "roll 1 3 3 ..."}
-    {"turn": 1, "player": 0, "action": 2, "text": "set aside: worm"}
+    {"turn": 1, "player": 0, "action": 2, "text": "set aside: star"}
     {"end": true, "returns": [1.0, 0.0], "scores": [[9, 27], [4, 25]], "winners": [0]}
 
 The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as

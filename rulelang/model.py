@@ -103,8 +103,7 @@ class ChoiceSpec:
 
     options: Evaluator
     where: Evaluator | None
-    slot: int            # frame slot receiving the chosen value
-    test_slot: int       # frame slot the filter binds while testing an option
+    slot: int            # frame slot receiving the chosen value (and the option being tested)
     chooser: Evaluator | None
     prompt: str
     describe: Callable[[Any, Any], str]

@@ -5,29 +5,29 @@ then checks the position. It is line-based; a line whose first non-blank charact
 is a comment, and so is the rest of a line after whitespace followed by ``# ``. The first
 comment line is the scenario's title. Example::
 
-    # Stealing needs the exact total
-    game: ../../../games/pickomino.rules
+    # Taking from an opponent needs the exact total
+    game: ../../../games/some-dice-game.rules
     players: 2
-    option: shorter_game=true
-    xfail: the engine cannot ... (see /tmp/core-bugs/scenarios.md)
+    option: short_game=true
+    xfail: the engine cannot ... (a bug reported elsewhere)
     given:
-        move grill where number == 36 to stack of seat(1)
+        move row where number == 36 to pile of seat(1)
     steps:
-        roll worm worm worm worm 4 4 4 4
-        choose worm
+        roll star star star star 4 4 4 4
+        choose star
         expect options: stop | roll again
         choose roll again
         roll 4 4 4 4
         choose 4
         check count(kept) == 8
-        choose take: domino 36
+        choose take: tile 36
         expect player: 1
     expect:
-        top(stack of seat(0)).number == 36
-        count(grill) == 15
+        top(pile of seat(0)).number == 36
+        count(row) == 15
     events:
-        move domino 36 from stack of player 2 to stack of player 1
-        not: to turned
+        move tile 36 from pile of player 2 to pile of player 1
+        not: to discard
 
 Header lines (before the first section, in any order):
 
@@ -60,7 +60,7 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
     ``choose TEXT``
         Take the legal action whose text (``State.action_to_string``, for instance
-        ``set aside: worm`` or ``take: domino 36 from grill``) matches TEXT: first an exact
+        ``set aside: star`` or ``take: tile 36 from row``) matches TEXT: first an exact
         match of the whole text or of the text after ``PROMPT: `` (groups such as
         ``2 x white_die showing 3 + red_die showing 3`` are compared part by part, in any
         order), else a text that ends with TEXT, else one that contains it. The match must

@@ -56,7 +56,7 @@ def seat_label(seat: int, seats: list[str]) -> str:
 
 # ---------------------------------------------------------------------- the board
 def compact_items(items: list[str], kind_names: list[str], pool: bool = False) -> str:
-    """Pieces as the observation names them (``domino 21``, ``pickomino_die showing 4``),
+    """Pieces as the observation names them (``tile 21``, ``die showing 4``),
     grouped by kind: ``domino 21 22 23``. Pools (unordered zones) are sorted."""
     if not items:
         return "—"
@@ -223,7 +223,7 @@ def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]
     exact = [i for i, t in enumerate(texts) if lowered in (t.lower(), t.lower().partition(": ")[2])]
     if len(exact) == 1:
         return exact[0], None
-    # The start of the text, or of what follows the prompt ("w" for "set aside: worm").
+    # The start of the text, or of what follows the prompt ("s" for "set aside: star").
     starts = [i for i, t in enumerate(texts)
               if t.lower().startswith(lowered) or t.lower().partition(": ")[2].startswith(lowered)]
     if len(starts) == 1:
