@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import re
 import sys
-import textwrap
-import time
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from . import gamelog, tui
+from . import explain, gamelog, simulate, tui
 from .agents import AGENTS
 from .diagnostics import (
-    CODES,
     Diagnostic,
     RuntimeFault,
     did_you_mean,
@@ -302,143 +298,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------- explain
-def import_all_codes() -> None:
-    """Import every module that registers diagnostic codes."""
-    from . import checker, compiler, parser, pipeline, runtime, variants  # noqa: F401
-
-
 def cmd_explain(args: argparse.Namespace) -> int:
     """Explain a diagnostic code, a rule (or other name) of a game, or list a game's contents."""
-    import_all_codes()
+    explain.import_all_codes()
     topic = args.topic
-    if topic and (CODE_PATTERN.match(topic) or not args.file):
-        return explain_code(topic)
-    if not args.file:
-        for code in sorted(CODES.values(), key=lambda c: c.code):
-            print(f"{code.code}  {code.name}")
-        return EXIT_OK
-    game, code = load_game(args.file, {})
-    if game is None:
-        return code
-    if topic is None:
-        print(describe_game(game))
-        return EXIT_OK
-    return explain_name(game, topic)
-
-
-def explain_code(topic: str) -> int:
-    entry = CODES.get(topic.upper()) or next((c for c in CODES.values() if c.name == topic.lower()), None)
-    if entry is None:
-        err(f"error: no diagnostic code `{topic}`")
-        hint = did_you_mean(topic.upper(), CODES) or \
-            did_you_mean(topic.lower(), [c.name for c in CODES.values()])
-        err(f"  = help: {hint or 'rulelang explain lists every code'}")
-        return EXIT_ERRORS
-    print(f"{entry.code} {entry.name} ({entry.severity.value})\n")
-    print(entry.explanation)
-    return EXIT_OK
-
-
-def rule_source(path: str, line: int) -> str:
-    """The text of a rule, numbered: its first line and every deeper-indented line after it."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return ""
-    if not 1 <= line <= len(lines):
-        return ""
-    first = lines[line - 1]
-    indent = len(first) - len(first.lstrip())
-    block = [first]
-    for text in lines[line:]:
-        if text.strip() and len(text) - len(text.lstrip()) <= indent:
-            break
-        block.append(text)
-    while block and not block[-1].strip():
-        block.pop()
-    width = len(str(line + len(block)))
-    return "\n".join(f"{line + i:>{width}} | {text[indent:]}" for i, text in enumerate(block))
-
-
-def value_text(value: Any) -> str:
-    """An option value as a rules file writes it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return json.dumps(value) if isinstance(value, str) else str(value)
-
-
-def rule_role(game: GameDef, index: int) -> str:
-    for checks, role in ((game.ends, "end condition"), (game.criteria, "winner criterion"),
-                         (game.invariants, "invariant")):
-        if any(c.rule == index for c in checks):
-            return role
-    return "rule"
-
-
-def explain_name(game: GameDef, topic: str) -> int:
-    for index, rule in enumerate(game.rules):
-        if rule.name == topic:
-            print(f"{rule_role(game, index)} `{rule.name}`  {rule.where()}")
-            if rule.doc:
-                print(f"\n{rule.doc}")
-            source = rule_source(rule.path, rule.line)
-            if source:
-                print(f"\n{source}")
+        if topic and (CODE_PATTERN.match(topic) or not args.file):
+            print(explain.explain_code(topic))
             return EXIT_OK
-    for option in game.options:
-        if option.name == topic:
-            print(f"option `{option.name}` = {value_text(option.default)}")
-            if option.doc:
-                print(f"\n{option.doc}")
+        if not args.file:
+            print(explain.list_codes())
             return EXIT_OK
-    for zone in game.zones:
-        if zone.name == topic:
-            print(f"zone `{zone.name}`: {zone_summary(zone)}")
-            return EXIT_OK
-    for kind in game.kinds:
-        if kind.name == topic:
-            print(f"{kind.category} `{kind.name}`: {kind_summary(kind)}")
-            return EXIT_OK
-    names = [r.name for r in game.rules] + [o.name for o in game.options] + \
-        [z.name for z in game.zones] + [k.name for k in game.kinds]
-    err(f"error: {game.name} has no rule, option, zone or component `{topic}`")
-    err(f"  = help: {did_you_mean(topic, names) or 'rulelang explain --file ' + game.path + ' lists them'}")
-    return EXIT_ERRORS
-
-
-def zone_summary(zone) -> str:
-    owner = "per player" if zone.per_player else "shared"
-    return f"{owner} {zone.kind}, {zone.visibility}"
-
-
-def kind_summary(kind) -> str:
-    if kind.is_die:
-        return "faces " + ", ".join(str(f) for f in kind.face_labels)
-    return f"{len(kind.pieces)} pieces" if kind.pieces else "made by count"
-
-
-def describe_game(game: GameDef) -> str:
-    """Everything a designer looks up: options, components, zones and rules with file:line."""
-    lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players)"]
-    if game.doc:
-        lines.append(game.doc)
-    lines.append("\noptions:")
-    for o in game.options:
-        lines.append(f"  {o.name} = {value_text(o.default)}")
-        lines.extend(textwrap.wrap(o.doc, 96, initial_indent=" " * 6, subsequent_indent=" " * 6))
-    if not game.options:
-        lines.append("  none")
-    lines.append("\ncomponents:")
-    lines.extend(f"  {k.category} {k.name}: {kind_summary(k)}" for k in game.kinds)
-    lines.append("\nzones:")
-    lines.extend(f"  {z.name}: {zone_summary(z)}" for z in game.zones)
-    lines.append("\nrules:")
-    width = max((len(r.name) for r in game.rules), default=0)
-    for index, r in enumerate(game.rules):
-        role = rule_role(game, index)
-        tag = "" if role == "rule" else f"  ({role})"
-        lines.append(f"  {r.name:<{width}}  {r.where()}{tag}")
-    return "\n".join(lines)
+        game, code = load_game(args.file, {})
+        if game is None:
+            return code
+        print(explain.describe_game(game) if topic is None else explain.explain_name(game, topic))
+        return EXIT_OK
+    except explain.UnknownTopic as unknown:
+        err(f"error: {unknown.message}")
+        err(f"  = help: {unknown.help}")
+        return EXIT_ERRORS
 
 
 # ---------------------------------------------------------------------- simulate
@@ -450,13 +329,29 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     game, code = load_game(args.file, options)
     if game is None:
         return code
-    bots = [b.strip().lower() for b in (args.bots or "random").split(",")]
+    bots = resolve_bots(game, args.players, args.bots)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    show_progress = sys.stderr.isatty() and args.format == "text"
+    batch = simulate.play_games(game, bots, seed, args.games, args.check,
+                                batch_progress(args.games) if show_progress else None)
+    if batch.interrupted:
+        err("\ninterrupted: results of the games played so far")
+    if show_progress:
+        print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)
+    report = batch.report(args.file, options)
+    print(json.dumps(report, indent=2) if args.format == "json" else simulate.format_report(report))
+    return EXIT_ERRORS if batch.faults else EXIT_OK
+
+
+def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:
+    """The bot of each seat, from --bots (one bot for every seat, or one per seat) and --players."""
+    bots = [b.strip().lower() for b in (bots_arg or "random").split(",")]
     for bot in bots:
         if bot not in AGENTS:
             hint = did_you_mean(bot, AGENTS)
             raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}"
                              + (f"; {hint}" if hint else ""))
-    players = args.players or (len(bots) if len(bots) > 1 else game.min_players)
+    players = players or (len(bots) if len(bots) > 1 else game.min_players)
     if len(bots) == 1:
         bots = bots * players
     if len(bots) != players:
@@ -464,137 +359,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not game.min_players <= players <= game.max_players:
         raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
                          f"not {players}")
-    base = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
-    stats = Stats(game, players)
-    faults: list[tuple[int, Diagnostic]] = []
-    progress = sys.stderr.isatty() and args.format == "text"
-    started = time.perf_counter()
-    try:
-        for i in range(args.games):
-            seed = base + i
-            try:
-                stats.add(play_bots(game, bots, seed, args.check))
-            except RuntimeFault as fault:
-                faults.append((seed, fault.diagnostic))
-            if progress and (i + 1) % 10 == 0:
-                print(f"\r{i + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
-    except KeyboardInterrupt:
-        err("\ninterrupted: results of the games played so far")
-    if progress:
-        print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)
-    elapsed = time.perf_counter() - started
-    report = stats.report(bots, base, elapsed, faults, args.file, options)
-    print(json.dumps(report, indent=2) if args.format == "json" else format_report(report))
-    return EXIT_ERRORS if faults else EXIT_OK
+    return bots
 
 
-def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
-    """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats."""
-    state = game.new_initial_state(len(bots))
-    while not state.is_terminal():
-        mover = state.current_player()
-        action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None)
-        text = state.action_to_string(action) if check else ""
-        turn = state.turn_number
-        state.apply_action(action)
-        if check and (broken := state.check_invariants()):
-            raise tui.invariant_fault(state, broken, text, turn)
-    return state
-
-
-class Stats:
-    """Running totals over finished games."""
-
-    def __init__(self, game: GameDef, players: int):
-        self.game = game
-        self.players = players
-        self.returns: list[list[float]] = [[] for _ in range(players)]
-        self.turns: list[int] = []
-        self.score_sums = [[0.0] * len(game.criteria) for _ in range(players)]
-        self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
-        self.endings: Counter[str] = Counter()
-
-    def add(self, state: State) -> None:
-        self.turns.append(state.turn_number)
-        for p, share in enumerate(state.returns()):
-            self.returns[p].append(share)
-        for p, row in enumerate(state.scores()):
-            for k, value in enumerate(row):
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    self.score_sums[p][k] += value
-                    self.score_counts[p][k] += 1
-        rule = self.game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
-        self.endings[rule] += 1
-
-    def report(self, bots: list[str], seed: int, elapsed: float, faults: list, path: str,
-               options: dict) -> dict:
-        n = len(self.turns)
-        criteria = [self.game.rules[c.rule].name for c in self.game.criteria]
-        seats = []
-        for p in range(self.players):
-            wins = sum(self.returns[p])
-            share, (low, high) = win_share(self.returns[p])
-            averages = {name: (self.score_sums[p][k] / self.score_counts[p][k]
-                               if self.score_counts[p][k] else None)
-                        for k, name in enumerate(criteria)}
-            seats.append({"seat": p + 1, "bot": bots[p], "wins": wins, "share": share,
-                          "ci95": [low, high], "scores": averages})
-        return {
-            "game": self.game.name, "rules": path, "options": options, "players": self.players,
-            "seed": seed, "games": n + len(faults), "finished": n,
-            "average_turns": sum(self.turns) / n if n else None,
-            "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
-            "criteria": criteria, "seats": seats,
-            "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
-            "faults": [{"seed": s, "code": d.code, "message": d.message,
-                        "where": d.span.where() if d.span else None} for s, d in faults],
-            "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
-        }
-
-
-def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
-    """Mean win share and its 95% confidence interval (normal approximation; shared wins count
-    fractionally, so the sample variance is used rather than p(1-p))."""
-    n = len(returns)
-    if n == 0:
-        return 0.0, (0.0, 0.0)
-    mean = sum(returns) / n
-    variance = sum((r - mean) ** 2 for r in returns) / (n - 1) if n > 1 else 0.0
-    half = 1.96 * math.sqrt(variance / n)
-    return mean, (max(0.0, mean - half), min(1.0, mean + half))
-
-
-def format_report(r: dict) -> str:
-    """The simulate report as text tables."""
-    options = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
-    lines = [f"{r['game']}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
-             f"{r['seed'] + r['games'] - 1}, options: {options}"]
-    if r["finished"]:
-        lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
-                     f"max {r['max_turns']})")
-    header = ["seat", "bot", "wins", "share", "95% CI"] + [f"avg {c}" for c in r["criteria"]]
-    rows = []
-    for s in r["seats"]:
-        low, high = s["ci95"]
-        rows.append([str(s["seat"]), s["bot"], f"{s['wins']:g}", f"{s['share']:.1%}",
-                     f"{low:.1%} to {high:.1%}"] +
-                    ["—" if v is None else f"{v:.2f}" for v in s["scores"].values()])
-    lines.append("")
-    lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
-    if r["endings"]:
-        lines.append("")
-        lines.append("ended by: " + ", ".join(f"{rule} {share:.1%}" for rule, share in r["endings"].items()))
-    for f in r["faults"]:
-        lines.append(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
-                     + (f" ({f['where']})" if f["where"] else ""))
-    if r["faults"]:
-        seats = ",".join(s["bot"] for s in r["seats"])
-        opts = "".join(f" --option {k}={v}" for k, v in r["options"].items())
-        lines.append(f"replay one with: rulelang run {r['rules']} --seed {r['faults'][0]['seed']} "
-                     f"--seats {seats}{opts} --fast --check")
-    if r["games_per_second"]:
-        lines.append(f"{r['games_per_second']:.1f} games/s ({r['seconds']:.2f} s)")
-    return "\n".join(lines)
+def batch_progress(games: int) -> Callable[[int], None]:
+    """Shows `done/games games` on stderr, every ten games."""
+    def show(done: int) -> None:
+        if done % 10 == 0:
+            print(f"\r{done}/{games} games", end="", file=sys.stderr, flush=True)
+    return show
 
 
 # ---------------------------------------------------------------------- arguments
@@ -632,23 +405,23 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="do not print the trace")
     replay.set_defaults(handler=cmd_replay)
 
-    explain = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
+    explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
                              description="`explain E101` explains a code; `explain RULE --file F` "
                              "shows a rule; `explain --file F` lists the game's contents.")
-    explain.add_argument("topic", nargs="?", metavar="CODE|RULE")
-    explain.add_argument("--file", metavar="FILE", help="the rules file the rule is in")
-    explain.set_defaults(handler=cmd_explain)
+    explain_.add_argument("topic", nargs="?", metavar="CODE|RULE")
+    explain_.add_argument("--file", metavar="FILE", help="the rules file the rule is in")
+    explain_.set_defaults(handler=cmd_explain)
 
-    simulate = sub.add_parser("simulate", help="play many bot games: win shares, scores, endings")
-    simulate.add_argument("file", metavar="FILE")
-    simulate.add_argument("--games", type=int, default=200, help="number of games (default 200)")
-    simulate.add_argument("--players", type=int, help="number of players")
-    simulate.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all)")
-    simulate.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
-    simulate.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
-    simulate.add_argument("--check", action="store_true", help="check the invariants after every step")
-    simulate.add_argument("--format", choices=("text", "json"), default="text")
-    simulate.set_defaults(handler=cmd_simulate)
+    simulate_ = sub.add_parser("simulate", help="play many bot games: win shares, scores, endings")
+    simulate_.add_argument("file", metavar="FILE")
+    simulate_.add_argument("--games", type=int, default=200, help="number of games (default 200)")
+    simulate_.add_argument("--players", type=int, help="number of players")
+    simulate_.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all)")
+    simulate_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
+    simulate_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
+    simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")
+    simulate_.add_argument("--format", choices=("text", "json"), default="text")
+    simulate_.set_defaults(handler=cmd_simulate)
     return parser
 
 

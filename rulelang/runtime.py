@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -42,6 +43,20 @@ register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
 """)
+
+
+@functools.cache
+def _multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    """The outcomes of rolling ``dice`` alike dice of ``faces`` faces: each multiset of face
+    indices (sorted) with its exact probability, multinomial / faces ** dice."""
+    outcomes = []
+    denominator = faces ** dice
+    for combo in itertools.combinations_with_replacement(range(faces), dice):
+        ways = math.factorial(dice)
+        for _, run in itertools.groupby(combo):
+            ways //= math.factorial(len(list(run)))
+        outcomes.append((combo, Fraction(ways, denominator)))
+    return tuple(outcomes)
 
 
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -159,17 +174,10 @@ class State:
             return []
         self._need_roll()
         groups = self.pending[2]
-        per_group = []
-        for kind_index, dice in groups:
-            faces = len(self.game.kinds[kind_index].face_labels)
-            outcomes = []
-            denominator = faces ** len(dice)
-            for combo in itertools.combinations_with_replacement(range(faces), len(dice)):
-                ways = math.factorial(len(dice))
-                for _, run in itertools.groupby(combo):
-                    ways //= math.factorial(len(list(run)))
-                outcomes.append((combo, Fraction(ways, denominator)))
-            per_group.append(outcomes)
+        per_group = [_multiset_outcomes(len(self.game.kinds[kind_index].face_labels), len(dice))
+                     for kind_index, dice in groups]
+        if len(per_group) == 1:
+            return [((combo,), p) for combo, p in per_group[0]]
         result = []
         for parts in itertools.product(*per_group):
             probability = Fraction(1)

@@ -232,6 +232,13 @@ def test_explain_file_lists_the_game(capsys):
     out = capsys.readouterr().out
     for text in ("shorter_game = false", "pickomino_die", "grill", "grill_empty", "end condition"):
         assert text in out
+    assert "\ncounters:\n  none\n" in out
+
+
+def test_explain_file_lists_the_counters(capsys):
+    assert cli.main(["explain", "--file", str(ROOT / "examples" / "pig.rules")]) == 0
+    out = capsys.readouterr().out
+    assert "\ncounters:\n  turn_total: shared\n  score: per player\n\nrules:" in out
 
 
 # ---------------------------------------------------------------------- simulate

@@ -1,0 +1,161 @@
+"""Batches of seeded bot games and their statistics: win shares, scores, turns, endings, faults."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import attrs
+
+from . import gamelog, tui
+from .diagnostics import Diagnostic, RuntimeFault
+from .model import GameDef
+from .runtime import State
+
+
+def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
+    """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats."""
+    state = game.new_initial_state(len(bots))
+    while not state.is_terminal():
+        mover = state.current_player()
+        action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None)
+        text = state.action_to_string(action) if check else ""
+        turn = state.turn_number
+        state.apply_action(action)
+        if check and (broken := state.check_invariants()):
+            raise tui.invariant_fault(state, broken, text, turn)
+    return state
+
+
+@attrs.frozen
+class Simulation:
+    """A finished (or interrupted) batch: the totals, the faults by seed, and the wall time."""
+
+    stats: Stats
+    bots: list[str]
+    seed: int  # of the first game; game i uses seed + i
+    faults: list[tuple[int, Diagnostic]]
+    seconds: float
+    interrupted: bool  # Ctrl-C stopped it: the totals cover the games played so far
+
+    def report(self, path: str, options: dict) -> dict:
+        """The report as plain data (what ``--format json`` prints)."""
+        return self.stats.report(self.bots, self.seed, self.seconds, self.faults, path, options)
+
+
+def play_games(game: GameDef, bots: list[str], seed: int, games: int, check: bool,
+               progress: Callable[[int], None] | None = None) -> Simulation:
+    """Play ``games`` bot games, game i with seed ``seed + i``; a runtime fault ends only its own
+    game, and Ctrl-C ends the batch early. ``progress`` is told how many games are done."""
+    stats = Stats(game, len(bots))
+    faults: list[tuple[int, Diagnostic]] = []
+    interrupted = False
+    started = time.perf_counter()
+    try:
+        for i in range(games):
+            try:
+                stats.add(play_bots(game, bots, seed + i, check))
+            except RuntimeFault as fault:
+                faults.append((seed + i, fault.diagnostic))
+            if progress is not None:
+                progress(i + 1)
+    except KeyboardInterrupt:
+        interrupted = True
+    return Simulation(stats, bots, seed, faults, time.perf_counter() - started, interrupted)
+
+
+class Stats:
+    """Running totals over finished games."""
+
+    def __init__(self, game: GameDef, players: int):
+        self.game = game
+        self.players = players
+        self.returns: list[list[float]] = [[] for _ in range(players)]
+        self.turns: list[int] = []
+        self.score_sums = [[0.0] * len(game.criteria) for _ in range(players)]
+        self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
+        self.endings: Counter[str] = Counter()
+
+    def add(self, state: State) -> None:
+        self.turns.append(state.turn_number)
+        for p, share in enumerate(state.returns()):
+            self.returns[p].append(share)
+        for p, row in enumerate(state.scores()):
+            for k, value in enumerate(row):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    self.score_sums[p][k] += value
+                    self.score_counts[p][k] += 1
+        rule = self.game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
+        self.endings[rule] += 1
+
+    def report(self, bots: list[str], seed: int, elapsed: float, faults: list, path: str,
+               options: dict) -> dict:
+        n = len(self.turns)
+        criteria = [self.game.rules[c.rule].name for c in self.game.criteria]
+        seats = []
+        for p in range(self.players):
+            wins = sum(self.returns[p])
+            share, (low, high) = win_share(self.returns[p])
+            averages = {name: (self.score_sums[p][k] / self.score_counts[p][k]
+                               if self.score_counts[p][k] else None)
+                        for k, name in enumerate(criteria)}
+            seats.append({"seat": p + 1, "bot": bots[p], "wins": wins, "share": share,
+                          "ci95": [low, high], "scores": averages})
+        return {
+            "game": self.game.name, "rules": path, "options": options, "players": self.players,
+            "seed": seed, "games": n + len(faults), "finished": n,
+            "average_turns": sum(self.turns) / n if n else None,
+            "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
+            "criteria": criteria, "seats": seats,
+            "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
+            "faults": [{"seed": s, "code": d.code, "message": d.message,
+                        "where": d.span.where() if d.span else None} for s, d in faults],
+            "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
+        }
+
+
+def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
+    """Mean win share and its 95% confidence interval (normal approximation; shared wins count
+    fractionally, so the sample variance is used rather than p(1-p))."""
+    n = len(returns)
+    if n == 0:
+        return 0.0, (0.0, 0.0)
+    mean = sum(returns) / n
+    variance = sum((r - mean) ** 2 for r in returns) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(variance / n)
+    return mean, (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def format_report(r: dict) -> str:
+    """The simulate report as text tables."""
+    options = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
+    lines = [f"{r['game']}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
+             f"{r['seed'] + r['games'] - 1}, options: {options}"]
+    if r["finished"]:
+        lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
+                     f"max {r['max_turns']})")
+    header = ["seat", "bot", "wins", "share", "95% CI"] + [f"avg {c}" for c in r["criteria"]]
+    rows = []
+    for s in r["seats"]:
+        low, high = s["ci95"]
+        rows.append([str(s["seat"]), s["bot"], f"{s['wins']:g}", f"{s['share']:.1%}",
+                     f"{low:.1%} to {high:.1%}"] +
+                    ["—" if v is None else f"{v:.2f}" for v in s["scores"].values()])
+    lines.append("")
+    lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
+    if r["endings"]:
+        lines.append("")
+        lines.append("ended by: " + ", ".join(f"{rule} {share:.1%}" for rule, share in r["endings"].items()))
+    for f in r["faults"]:
+        lines.append(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
+                     + (f" ({f['where']})" if f["where"] else ""))
+    if r["faults"]:
+        seats = ",".join(s["bot"] for s in r["seats"])
+        opts = "".join(f" --option {k}={v}" for k, v in r["options"].items())
+        lines.append(f"replay one with: rulelang run {r['rules']} --seed {r['faults'][0]['seed']} "
+                     f"--seats {seats}{opts} --fast --check")
+    if r["games_per_second"]:
+        lines.append(f"{r['games_per_second']:.1f} games/s ({r['seconds']:.2f} s)")
+    return "\n".join(lines)
