@@ -24,6 +24,7 @@ BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs")
 DYNAMIC = ("face", "value", "number")
+MAX_SUBSETS = 50_000
 
 
 class CompileError(Exception):
@@ -151,6 +152,12 @@ def _subsets(st, pieces: list) -> list[list[int]]:
     for p in pieces:
         groups.setdefault((st.pieces.kind[p], st.dynamic[0][p]), []).append(p)
     keys = list(groups)
+    size = 1
+    for k in keys:
+        size *= len(groups[k]) + 1
+    if size > MAX_SUBSETS:
+        raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
+                         f"{MAX_SUBSETS} a choice can offer; choose in smaller steps")
     result = []
     for counts in itertools.product(*(range(len(groups[k]) + 1) for k in keys)):
         if any(counts):

@@ -218,7 +218,10 @@ class Compiler(ExpressionCompiler):
         for combo in combos:
             given = {g.name: v for g, v in zip(decl.generators, combo, strict=True)}
             rows.append(self._evaluate_attrs(decl, given, static_attrs, index))
-        if decl.count is not None and not decl.generators:
+        if decl.count is not None and decl.generators:
+            self.error("E303", f"`{decl.name}` has both `count` and `one for each`", decl,
+                       help="`count N` makes N identical pieces; `one for each` makes one piece per value")
+        elif decl.count is not None:
             rows = rows * decl.count
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span)
 
