@@ -539,15 +539,20 @@ class State:
                     if not dice:
                         pc += 1
                         continue
-                    groups: dict[int, list[int]] = {}
-                    kinds = self.pieces.kind
-                    for p in dice:
-                        groups.setdefault(kinds[p], []).append(p)
-                    for kind_index in groups:
+                    kind_of = self.pieces.kind
+                    kinds = set(map(kind_of.__getitem__, dice))
+                    if len(kinds) == 1:
+                        groups = [(kinds.pop(), list(dice))]
+                    else:
+                        by_kind: dict[int, list[int]] = {}
+                        for p in dice:
+                            by_kind.setdefault(kind_of[p], []).append(p)
+                        groups = sorted(by_kind.items())
+                    for kind_index, _ in groups:
                         if not self.game.kinds[kind_index].is_die:
                             raise RuntimeFault(self._diagnostic(
                                 "R503", f"`roll` needs dice; {self.game.kinds[kind_index].name} is not a die"))
-                    self.pending = ("roll", rule, sorted(groups.items()))
+                    self.pending = ("roll", rule, groups)
                     return
                 elif op == 6 or op == 11:  # OP_CALL, OP_TURN
                     frame[1] = pc + 1
