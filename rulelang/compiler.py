@@ -490,6 +490,26 @@ class _Code:
             raise CompileError
         self.emit(m.OP_ROLL, self.compiler.function(self.compiler.as_list(dice)))
 
+    def _s_Draw(self, stmt, scope):
+        self.compiler.prelude = []
+        source = self.code_of(stmt.source, scope)
+        to = self.code_of(stmt.to, scope)
+        for part, node in ((source, stmt.source), (to, stmt.to)):
+            if part.kind != "zone":
+                self.error("E201", f"`draw` needs a zone, not {a_kind(part.kind)}", node,
+                           help="for a player's zone write `hand of player`")
+                raise CompileError
+        source_function = self.compiler.function(source.code)
+        to_function = self.compiler.function(to.code)
+        count = self.compiler.function("1")
+        if stmt.count is not None:
+            counted = self.code_of(stmt.count, scope)
+            if counted.kind not in ("int", "any"):
+                self.error("E201", f"a count needs a number, not {a_kind(counted.kind)}", stmt.count)
+                raise CompileError
+            count = self.compiler.function(counted.code)
+        self.emit(m.OP_DRAW, m.DrawSpec(count, source_function, to_function))
+
     def _s_Move(self, stmt, scope):
         what = self.code_of(stmt.what, scope)
         to = self.code_of(stmt.to, scope)

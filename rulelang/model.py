@@ -22,11 +22,13 @@ OP_END_TURN = 8
 OP_END_GAME = 9
 OP_CHECK_END = 10    # a: True after a round, False after a turn
 OP_TURN = 11         # a: procedure index of the turn; the seat is state.player
+OP_DRAW = 12         # a: DrawSpec
 
 OPCODE_NAMES = {
     OP_EXEC: "exec", OP_JUMP: "jump", OP_JUMP_IF_NOT: "jump-if-not", OP_CHOOSE: "choose",
     OP_BRANCH: "branch", OP_ROLL: "roll", OP_CALL: "call", OP_RETURN: "return",
     OP_END_TURN: "end-turn", OP_END_GAME: "end-game", OP_CHECK_END: "check-end", OP_TURN: "turn",
+    OP_DRAW: "draw",
 }
 
 Evaluator = Callable[[Any, list], Any]
@@ -109,6 +111,15 @@ class ChoiceSpec:
     describe: Callable[[Any, Any], str]
     to_json: Callable[[Any, Any], Any]
     otherwise: int       # jump target when there is no option, or -1 for a runtime fault
+
+
+@attrs.frozen
+class DrawSpec:
+    """``draw``: how many pieces, from which zone, to which zone (each evaluated on arrival)."""
+
+    count: Evaluator
+    source: Evaluator
+    to: Evaluator
 
 
 @attrs.frozen

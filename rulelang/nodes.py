@@ -152,6 +152,16 @@ class Roll(Node):
 
 
 @attrs.frozen
+class Draw(Node):
+    """``draw [count] from zone to zone``: chance nodes, each moving one piece of the source,
+    picked at random (every piece there equally likely), to the target."""
+
+    count: Node | None
+    source: Node
+    to: Node
+
+
+@attrs.frozen
 class Move(Node):
     """``move what to zone [at bottom|at top]``."""
 

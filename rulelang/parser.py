@@ -466,6 +466,12 @@ class AstBuilder(Transformer):
     def roll_stmt(self, meta, children):
         return n.Roll(children[0], span=self._span(meta))
 
+    def draw_stmt(self, meta, children):
+        count, source, to = children
+        if isinstance(count, Token):
+            count = n.Literal(int(count), span=self._tok_span(count))
+        return n.Draw(count, source, to, span=self._span(meta))
+
     def move_stmt(self, meta, children):
         what, to, place = children
         return n.Move(what, to, place, span=self._span(meta))

@@ -39,6 +39,10 @@ register("R505", "invariant-violated", """
 A declared `invariant` did not hold after a step: the rules broke a property the designer
 said is always true.
 """)
+register("R507", "draw-from-empty-zone", """
+A `draw` found its source zone empty: there is nothing left to draw. Check the zone first
+(`if deck is not empty:`), or refill it before drawing.
+""")
 register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
@@ -59,6 +63,7 @@ def _multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fr
     return tuple(outcomes)
 
 
+_CHANCE_KINDS = ("roll", "draw")
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -134,7 +139,7 @@ class State:
             return TERMINAL
         if self.pending is None:
             self._raise_fault()
-        if self.pending[0] == "roll":
+        if self.pending[0] in _CHANCE_KINDS:
             return CHANCE
         return self.pending[3]
 
@@ -148,8 +153,8 @@ class State:
         raise self.fault if self.fault is not None else RuntimeFault(
             Diagnostic("R506", "the state is not at a decision or a roll"))
 
-    def _need_roll(self) -> None:
-        if self.finished or self.pending is None or self.pending[0] != "roll":
+    def _need_roll(self, kinds: tuple[str, ...] = ("roll",)) -> None:
+        if self.finished or self.pending is None or self.pending[0] not in kinds:
             if self.pending is None and not self.finished:
                 self._raise_fault()
             raise RuntimeFault(Diagnostic("R506", "no roll is pending here: the state is "
@@ -161,7 +166,7 @@ class State:
             return []
         if self.pending is None:
             self._raise_fault()
-        if self.pending[0] == "roll":
+        if self.pending[0] in _CHANCE_KINDS:
             return [outcome for outcome, _ in self.chance_outcomes()]
         if player is not None and player != self.pending[3]:
             return []
@@ -172,7 +177,10 @@ class State:
         alike, so an outcome is a multiset of faces per kind (sorted face indices)."""
         if self.finished:
             return []
-        self._need_roll()
+        self._need_roll(_CHANCE_KINDS)
+        if self.pending[0] == "draw":
+            pieces = self.zones[self.pending[2][0]]
+            return [(p, Fraction(1, len(pieces))) for p in pieces]
         groups = self.pending[2]
         per_group = [_multiset_outcomes(len(self.game.kinds[kind_index].face_labels), len(dice))
                      for kind_index, dice in groups]
@@ -187,9 +195,12 @@ class State:
         return result
 
     def sample_chance(self, rng: random.Random) -> tuple:
-        """One outcome of the pending roll, drawn with its true probability."""
-        self._need_roll()
+        """One outcome of the pending roll or draw, drawn with its true probability."""
+        self._need_roll(_CHANCE_KINDS)
         draw = rng.random
+        if self.pending[0] == "draw":
+            pieces = self.zones[self.pending[2][0]]
+            return pieces[int(draw() * len(pieces))]
         kinds = self.game.kinds
         return tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
                      for kind_index, dice in self.pending[2])
@@ -204,6 +215,11 @@ class State:
         frame = self.frames[-1]
         if pending[0] == "roll":
             self._apply_roll(pending, action)
+            frame[1] += 1
+        elif pending[0] == "draw":
+            if self._apply_draw(pending, action):
+                self.history.append(action)
+                return
             frame[1] += 1
         else:
             rule = self.game.procedures[frame[0]].code[frame[1]][3]
@@ -230,6 +246,22 @@ class State:
         except RuntimeFault as fault:
             self.fault = fault
             raise
+
+    def _apply_draw(self, pending: tuple, piece) -> bool:
+        """Move the drawn piece; True when more pieces of the same `draw` are to come."""
+        source, to, remaining = pending[2]
+        if piece.__class__ is not int or piece not in self.zones[source]:
+            raise RuntimeFault(self._diagnostic("R506", f"{piece!r} is not a piece in {self.zone_name(source)}"))
+        self.move([piece], to, False, pending[1])
+        if remaining <= 1:
+            return False
+        if not self.zones[source]:
+            self.pending = None
+            self.fault = RuntimeFault(self._diagnostic(
+                "R507", f"nothing left to draw in {self.zone_name(source)} ({remaining - 1} more wanted)"))
+            raise self.fault
+        self.pending = ("draw", pending[1], (source, to, remaining - 1))
+        return True
 
     def returns(self) -> list[float]:
         """1/k for each of the k winners at the end, 0 otherwise; all 0 before the end."""
@@ -261,14 +293,16 @@ class State:
     def prompt(self) -> str:
         if self.finished:
             return ""
-        if self.pending[0] == "roll":
-            return "roll"
+        if self.pending[0] in _CHANCE_KINDS:
+            return self.pending[0]
         return self.pending[1].prompt
 
     def action_to_string(self, action) -> str:
         """A readable name of an action of the current node."""
         if self.pending is None:
             return str(action)
+        if self.pending[0] == "draw":
+            return f"draw {self.describe_piece(action)} from {self.zone_name(self.where[action])}"
         if self.pending[0] == "roll":
             return "roll " + " ".join(str(label) for label in self._outcome_labels(action))
         value = self.pending[2][action]
@@ -279,6 +313,8 @@ class State:
 
     def action_to_json(self, action) -> Any:
         """A JSON form of an action of the current node."""
+        if self.pending[0] == "draw":
+            return {"draw": self.piece_json(action)}
         if self.pending[0] == "roll":
             return {"roll": self._outcome_labels(action)}
         value = self.pending[2][action]
@@ -553,6 +589,18 @@ class State:
                             raise RuntimeFault(self._diagnostic(
                                 "R503", f"`roll` needs dice; {self.game.kinds[kind_index].name} is not a die"))
                     self.pending = ("roll", rule, groups)
+                    return
+                elif op == 12:  # OP_DRAW
+                    frame[1] = pc
+                    count = a.count(self, slots)
+                    if count <= 0:
+                        pc += 1
+                        continue
+                    source = a.source(self, slots)
+                    if not self.zones[source]:
+                        raise RuntimeFault(self._diagnostic(
+                            "R507", f"nothing to draw: {self.zone_name(source)} is empty"))
+                    self.pending = ("draw", rule, (source, a.to(self, slots), count))
                     return
                 elif op == 6 or op == 11:  # OP_CALL, OP_TURN
                     frame[1] = pc + 1

@@ -58,6 +58,8 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         a group may be named by its kind: ``roll 3 3 5 6 | 3`` or
         ``roll white_die: 3 3 5 6 | red_die: 3`` (4 white dice and the red die). A kind with no
         die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
+    ``draw NAME``
+        The pending draw takes the piece named NAME (as the trace names it: ``card 55``).
     ``choose TEXT``
         Take the legal action whose text (``State.action_to_string``, for instance
         ``set aside: star`` or ``take: tile 36 from row``) matches TEXT: first an exact
@@ -271,7 +273,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
 def _parse_step(path: str, number: int, text: str) -> Step:
     word, _, rest = text.partition(" ")
     rest = rest.strip()
-    if word in ("roll", "choose", "check"):
+    if word in ("roll", "draw", "choose", "check"):
         if not rest:
             raise ScenarioError(path, number, f"`{word}` needs an argument")
         return Step(number, word, rest, text)
@@ -283,7 +285,7 @@ def _parse_step(path: str, number: int, text: str) -> Step:
             return Step(number, "expect " + rest, "", text)
         if rest.startswith("fault "):
             return Step(number, "expect fault", rest[len("fault "):].strip(), text)
-    raise ScenarioError(path, number, f"unknown step `{text}` (expected roll, choose, check, or expect "
+    raise ScenarioError(path, number, f"unknown step `{text}` (expected roll, draw, choose, check, or expect "
                         "options:/option:/no option:/player:/roll/game over/winners:/returns:/fault)")
 
 
@@ -409,6 +411,9 @@ class _Runner:
         player = state.current_player()
         if player == TERMINAL:
             return f"  the game is over; winners: {_seats(state.winners)}, returns: {state.returns()}"
+        if player == CHANCE and state.prompt() == "draw":
+            pieces = ", ".join(state.describe_piece(p) for p in state.legal_actions())
+            return f"  a draw is pending, from: {pieces}"
         if player == CHANCE:
             groups = ", ".join(f"{len(dice)} {self.game.kinds[k].name}" for k, dice in state.pending[2])
             return f"  a roll is pending: {groups} (write `roll` with one group per kind, in this order)"
@@ -476,6 +481,17 @@ class _Runner:
         if expected is not None:
             self.fail(f"expected a fault {expected}, but the step went through")
         self.check_invariants(f"after line {self.step.line}")
+
+    def _draw(self, step: Step) -> None:
+        state = self.state
+        if self.faulted_at is not None:
+            self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
+        if state.current_player() != CHANCE or state.prompt() != "draw":
+            self.fail("a draw was scripted, but no draw is pending")
+        found = [p for p in state.legal_actions() if state.describe_piece(p) == step.arg]
+        if len(found) != 1:
+            self.fail(f"no single piece `{step.arg}` to draw")
+        self.act(found[0])
 
     def _roll(self, step: Step) -> None:
         state = self.state

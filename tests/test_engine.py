@@ -96,3 +96,57 @@ def test_options_change_the_compiled_game():
     with pytest.raises(rulelang.RulesError) as caught:
         rulelang.load(GAMES / "pickomino.rules", shorter_gmae=True)
     assert "shorter_game" in str(caught.value.diagnostics[0].help)
+
+
+DECK_GAME = '''game "High card":
+    players 2 to 3
+card numbered:
+    one for each number in 1 to 10
+zone deck: shared pile, hidden
+zone hand: per player hand, owner only
+zone played: per player pile, public
+setup:
+    rule shuffle_in: create numbered in deck
+    rule deal:
+        for each p in players:
+            draw 3 from deck to hand of p
+turn:
+    rule play_best:
+        move highest(hand of player) to played of player
+end:
+    rule hands_empty: game ends when hand of players is empty
+winner:
+    rule best_card: most sum(played of player, number)
+'''
+
+
+def test_draw_is_a_chance_node_with_uniform_exact_outcomes(tmp_path):
+    rules = tmp_path / "deck.rules"
+    rules.write_text(DECK_GAME)
+    game = rulelang.load(rules)
+    state = game.new_initial_state(2)
+    assert state.current_player() == CHANCE and state.prompt() == "draw"
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 10 and {p for _, p in outcomes} == {Fraction(1, 10)}
+    rng = random.Random(2)
+    for _ in range(3):
+        state.apply_action(state.sample_chance(rng))
+    assert len(state.zones[state.zone_index("hand", 0)]) == 3
+    assert len(state.chance_outcomes()) == 7
+    finished = play(state, rng)
+    assert finished.is_terminal()
+    assert finished.observation(1)["zones"]["hand of player 1"] == {"count": 0}
+    seen_by_two = "\n".join(finished.event_lines(viewer=1))
+    assert "from deck to hand of player 1" in seen_by_two
+    assert "move 1 piece(s) from deck to hand of player 1" in seen_by_two
+
+
+def test_drawing_from_an_empty_zone_names_the_rule(tmp_path):
+    rules = tmp_path / "empty-deck.rules"
+    rules.write_text(DECK_GAME.replace("draw 3 from deck", "draw 6 from deck"))
+    state = rulelang.load(rules).new_initial_state(2)
+    rng = random.Random(1)
+    with pytest.raises(RuntimeFault) as caught:
+        for _ in range(12):
+            state.apply_action(state.sample_chance(rng))
+    assert caught.value.diagnostic.code == "R507" and "rule `deal`" in str(caught.value)
