@@ -17,12 +17,14 @@ from . import nodes as n
 from .diagnostics import did_you_mean
 
 NUMERIC = {"int", "bool"}
-COLLECTIONS = {"pieces", "zone", "zones", "values", "players", "subsets"}
+# "zones" is the pieces of several zones (`stack of players`); "zonelist" is a list of zones
+# themselves (`[row_1, row_2]`), whose items are zones.
+COLLECTIONS = {"pieces", "zone", "zones", "values", "players", "subsets", "zonelist"}
 SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "any",
-              "players": "player", "subsets": "pieces"}
+              "players": "player", "subsets": "pieces", "zonelist": "zone"}
 BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
-             "distinct", "subsets", "any", "all", "seat", "abs")
+             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -126,6 +128,15 @@ def _bottom(items):
     return items[0] if items else None
 
 
+def _owner(st, piece):
+    return None if piece is None else st.zone_of(st.where[piece])[1]
+
+
+def _sorted(pairs):
+    """Items of (key, item) pairs by key, smallest first; items without a key last; stable."""
+    return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
+
+
 def _get(column, piece):
     return None if piece is None else column[piece]
 
@@ -177,7 +188,8 @@ def a_kind(kind: str) -> str:
     """The type's name in words, for messages."""
     words = {"int": "a number", "bool": "a true/false value", "str": "a string", "label": "a face label",
              "none": "none", "piece": "a piece", "pieces": "a collection of pieces", "zone": "a zone",
-             "zones": "several zones", "values": "a list of values", "player": "a player",
+             "zones": "the pieces of several zones", "zonelist": "a list of zones",
+             "values": "a list of values", "player": "a player",
              "players": "a list of players", "subsets": "a list of groups", "any": "a value"}
     return words.get(kind, kind)
 
@@ -297,9 +309,16 @@ class ExpressionCompiler:
         if e.kind == "zones":
             z, x = self.fresh("z"), self.fresh("x")
             return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
-        if e.kind in ("pieces", "values", "players", "subsets"):
+        if e.kind in ("pieces", "values", "players", "subsets", "zonelist"):
             return e.code
         return f"_listify({e.code})"
+
+    def pieces_of(self, e: Expr) -> str:
+        """Source of the pieces an expression stands for (a list of zones gives their pieces)."""
+        if e.kind == "zonelist":
+            z, x = self.fresh("z"), self.fresh("x")
+            return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
+        return self.as_list(e)
 
     def collection_code(self, node, scope, slots) -> tuple[str, str]:
         e = self.code(node, scope, slots)
@@ -327,7 +346,8 @@ class ExpressionCompiler:
     def _x_ListExpr(self, node, scope, slots):
         parts = [self.code(item, scope, slots) for item in node.items]
         kinds = {p.kind for p in parts}
-        kind = "pieces" if kinds == {"piece"} else "players" if kinds == {"player"} else "values"
+        kind = {frozenset({"piece"}): "pieces", frozenset({"player"}): "players",
+                frozenset({"zone"}): "zonelist"}.get(frozenset(kinds), "values")
         return Expr(f"_compact({', '.join(p.code for p in parts)})", kind, True)
 
     def _x_Name(self, node, scope, slots):
@@ -568,13 +588,19 @@ class ExpressionCompiler:
         args = node.args
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
                  "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
-                 "all": (2, 2)}.get(name, (1, 2))
+                 "all": (2, 2), "owner": (1, 1)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= arity[1]:
             expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
             self.error("E104", f"`{name}` takes {expected} argument(s), not {len(args)}", node)
             raise CompileError
         if name == "seat":
             return Expr(f"({self.code(args[0], scope, slots).code} % st.n)", "player", True)
+        if name == "owner":
+            piece = self.code(args[0], scope, slots)
+            if piece.kind not in ("piece", "any"):
+                self.error("E201", f"`owner` needs a piece, not {a_kind(piece.kind)}", args[0])
+                raise CompileError
+            return Expr(f"_owner(st, {piece.code})", "player")
         if name == "abs":
             value = self.code(args[0], scope, slots)
             return Expr(f"abs({value.code})", "int", value.safe)
@@ -612,7 +638,7 @@ class ExpressionCompiler:
             finally:
                 self.bound.pop()
         elif element == "piece":
-            if name in ("highest", "lowest"):
+            if name in ("highest", "lowest", "sorted"):
                 # Pieces rank by their number; dice (no number) by the value they show.
                 per_item = f"({self.attribute_code('number', e)} if {self.attribute_code('number', e)} " \
                            f"is not None else {self.attribute_code('value', e)})"
@@ -633,4 +659,6 @@ class ExpressionCompiler:
             return Expr(f"_total([{per_item} {generator}])", "int", True)
         if name in ("max", "min"):
             return Expr(f"_extreme({name}, [{per_item} {generator}])", "int")
+        if name == "sorted":
+            return Expr(f"_sorted([({per_item}, {e}) {generator}])", kind, True)
         return Expr(f"_extreme_item({name == 'highest'}, [({per_item}, {e}) {generator}])", element)

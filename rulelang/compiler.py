@@ -517,11 +517,11 @@ class _Code:
             self.error("E201", f"`move ... to` needs a zone, not {a_kind(to.kind)}", stmt.to,
                        help="for a player's zone write `stack of player`")
             raise CompileError
-        if what.kind not in ("piece", "pieces", "zone", "zones", "any"):
+        if what.kind not in ("piece", "pieces", "zone", "zones", "zonelist", "any"):
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
             raise CompileError
         moved = self.compiler.fresh("m")
-        self.line(f"{moved} = list({self.compiler.as_list(what)})")
+        self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
         self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
 
     def _s_Create(self, stmt, scope):
@@ -700,6 +700,7 @@ class _Code:
             "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
+            "of_pieces": element == "piece",
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
@@ -756,6 +757,8 @@ def _describer(element: str):
         return lambda st, ps: st.describe_group(ps)
     if element == "player":
         return lambda st, p: f"player {p + 1}"
+    if element == "zone":
+        return lambda st, z: st.zone_name(z)
     return lambda st, v: str(v)
 
 
@@ -766,6 +769,8 @@ def _jsoner(element: str):
         return lambda st, ps: [st.piece_json(p) for p in ps]
     if element == "player":
         return lambda st, p: {"seat": p}
+    if element == "zone":
+        return lambda st, z: {"zone": st.zone_name(z)}
     return lambda st, v: v
 
 

@@ -111,6 +111,7 @@ class ChoiceSpec:
     describe: Callable[[Any, Any], str]
     to_json: Callable[[Any, Any], Any]
     otherwise: int       # jump target when there is no option, or -1 for a runtime fault
+    of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
 
 
 @attrs.frozen

@@ -233,12 +233,13 @@ class State:
                 frame[2][spec.slot] = value
                 frame[1] += 1
                 if self.tracing:
-                    self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value))))
+                    seen_in = self.where[value] if spec.of_pieces else None
+                    self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
             else:
                 label, target = value
                 frame[1] = target
                 if self.tracing:
-                    self.events.append((rule, "choose", (pending[3], None, label)))
+                    self.events.append((rule, "choose", (pending[3], None, label, None)))
         self.history.append(action)
         self.pending = None
         try:
@@ -749,7 +750,9 @@ class State:
             else:
                 text = "roll " + ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
         elif kind == "choose":
-            player, prompt, choice = payload
+            player, prompt, choice, seen_in = payload
+            if seen_in is not None and viewer != player and not self._sees(seen_in, viewer):
+                choice = "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
