@@ -171,15 +171,17 @@ def short_path(path: str) -> str:
     return os.path.basename(path) if relative.startswith("..") else relative
 
 
-def render_events(state: State, start: int, seats: list[str], style: Style) -> list[str]:
-    """The trace from event ``start`` on: turns and rounds as headings, every other event with
-    the rule (and file:line) that caused it, dimmed."""
+def render_events(state: State, start: int, seats: list[str], style: Style,
+                  viewer: int | None | str = "all") -> list[str]:
+    """The trace from event ``start`` on, as ``viewer`` may see it (a seat, None for a spectator,
+    "all"): turns and rounds as headings, every other event with the rule (and file:line) that
+    caused it, dimmed."""
     events = state.events[start:]
     # Events do not carry their turn's number: count back from the state's.
     turn = state.turn_number - sum(1 for e in events if e[1] == "turn")
     paths = {r.path: short_path(r.path) for r in state.game.rules}
     out = []
-    for event, line in zip(events, state.event_lines(start), strict=True):
+    for event, line in zip(events, state.event_lines(start, viewer), strict=True):
         kind = event[1]
         if kind == "turn":
             turn += 1
@@ -323,7 +325,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
 
     def flush_trace() -> None:
         nonlocal shown
-        for line in render_events(state, shown, seats, style):
+        for line in render_events(state, shown, seats, style, viewer()):
             terminal.say(line)
         shown = len(state.events)
 
