@@ -43,10 +43,40 @@ def evaluate(state: State, seat: int) -> float:
     return value
 
 
+def determinize(state: State, seat: int, rng: random.Random) -> State:
+    """A copy of the state as ``seat`` might believe it to be: the pieces in zones it cannot
+    see (hidden zones, other players' owner-only zones) are dealt again at random among those
+    zones, each keeping its number of pieces. What the seat can see stays as it is, so a bot
+    that looks ahead in such a copy does not read other hands or the order of a deck."""
+    copy = state.clone(tracing=False)
+    hidden = []
+    for index in range(len(copy.zones)):
+        zone, owner = copy.zone_of(index)
+        if zone.visibility == "hidden" or (zone.visibility == "owner only" and owner != seat):
+            hidden.append(index)
+    pool = [p for index in hidden for p in copy.zones[index]]
+    if len(pool) < 2:
+        return copy
+    rng.shuffle(pool)
+    start = 0
+    for index in hidden:
+        dealt = pool[start:start + len(copy.zones[index])]
+        start += len(dealt)
+        column = copy.sort_columns[index]
+        if column is not None:
+            dealt.sort(key=copy.pieces.columns[column].__getitem__)
+        copy.zones[index] = dealt
+        for p in dealt:
+            copy.where[p] = index
+    return copy
+
+
 class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
     times, playing on at random (chance sampled with true probabilities) until the turn passes
-    to another seat or the game ends, and scored with ``evaluate``. Works for any rules file."""
+    to another seat or the game ends, and scored with ``evaluate``. Each try starts from a
+    ``determinize``d copy, so with hidden information the bot decides from what its seat may
+    see. Works for any rules file."""
 
     name = "mc"
 
@@ -70,7 +100,7 @@ class MonteCarloAgent(Agent):
         return best
 
     def _rollout(self, state: State, action, seat: int) -> float:
-        sim = state.clone(tracing=False)
+        sim = determinize(state, seat, self.rng)
         sim.apply_action(action)
         turn = sim.turn_number
         steps = 0

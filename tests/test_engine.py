@@ -111,8 +111,9 @@ setup:
         for each p in players:
             draw 3 from deck to hand of p
 turn:
-    rule play_best:
-        move highest(hand of player) to played of player
+    rule play_a_card:
+        choose card from hand of player as "play"
+        move card to played of player
 end:
     rule hands_empty: game ends when hand of players is empty
 winner:
@@ -150,3 +151,24 @@ def test_drawing_from_an_empty_zone_names_the_rule(tmp_path):
         for _ in range(12):
             state.apply_action(state.sample_chance(rng))
     assert caught.value.diagnostic.code == "R507" and "rule `deal`" in str(caught.value)
+
+
+def test_determinized_copies_keep_what_the_seat_sees(tmp_path):
+    from rulelang.agents import determinize
+
+    rules = tmp_path / "deck.rules"
+    rules.write_text(DECK_GAME)
+    state = rulelang.load(rules).new_initial_state(2)
+    rng = random.Random(4)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    mine, theirs, deck = (state.zone_index("hand", 0), state.zone_index("hand", 1), state.zone_index("deck"))
+    seen_differently = False
+    for _ in range(20):
+        copy = determinize(state, 0, rng)
+        assert copy.zones[mine] == state.zones[mine]
+        assert len(copy.zones[theirs]) == 3 and len(copy.zones[deck]) == 4
+        assert sorted(copy.zones[theirs] + copy.zones[deck]) == sorted(state.zones[theirs] + state.zones[deck])
+        assert all(copy.where[p] == theirs for p in copy.zones[theirs])
+        seen_differently |= copy.zones[theirs] != state.zones[theirs]
+    assert seen_differently
