@@ -74,7 +74,7 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
 class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
     times, playing on at random (chance sampled with true probabilities) until the turn passes
-    to another seat or the game ends, and scored with ``evaluate``. Each try starts from a
+    to another seat, the round ends or the game ends, and scored with ``evaluate``. Each try starts from a
     ``determinize``d copy, so with hidden information the bot decides from what its seat may
     see. Works for any rules file."""
 
@@ -102,10 +102,11 @@ class MonteCarloAgent(Agent):
     def _rollout(self, state: State, action, seat: int) -> float:
         sim = determinize(state, seat, self.rng)
         sim.apply_action(action)
-        turn = sim.turn_number
+        turn, round_ = sim.turn_number, sim.round_number
         steps = 0
         rng = self.rng
-        while not sim.is_terminal() and sim.turn_number == turn and steps < self.max_steps:
+        while (not sim.is_terminal() and sim.turn_number == turn and sim.round_number == round_
+               and steps < self.max_steps):
             if sim.current_player() == CHANCE:
                 sim.apply_action(sim.sample_chance(rng))
             else:
