@@ -539,7 +539,9 @@ class ExpressionCompiler:
         left = self._comparand(node.left, node.right, scope, slots)
         right = self._comparand(node.right, node.left, scope, slots)
         a, b = left.code, right.code
-        if left.kind in ("zone", "zones") or right.kind in ("zone", "zones"):
+        if "none" in (left.kind, right.kind):
+            pass  # `x is none` asks whether there is a value at all, whatever its type
+        elif left.kind in ("zone", "zones") or right.kind in ("zone", "zones"):
             a, b = self.as_list(left), self.as_list(right)
         if op in ("==", "is"):
             return Expr(f"({a} == {b})", "bool", True)
