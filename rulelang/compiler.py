@@ -270,7 +270,10 @@ class Compiler(ExpressionCompiler):
                            help=did_you_mean(z.sort_key, self.attributes))
             else:
                 column = self.attributes.index(z.sort_key)
-        return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal)
+        if z.shows is not None and z.shows not in self.attributes:
+            self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
+                       help=did_you_mean(z.shows, self.attributes))
+        return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal, z.shows)
 
     def _compile_counters(self) -> tuple[m.CounterDef, ...]:
         shared = [c for c in self.counters.values() if not c.per_player]

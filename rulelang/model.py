@@ -89,6 +89,7 @@ class ZoneDef:
     # Shared zones come first: a shared zone's instance is ``ordinal``; the instance of the
     # k-th per-player zone for seat s is ``shared_count + k * players + s``.
     ordinal: int
+    shows: str | None = None  # an attribute the board shows beside each piece
 
 
 @attrs.frozen

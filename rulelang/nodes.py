@@ -402,6 +402,7 @@ class ZoneDecl(Node):
     kind: str
     visibility: str
     sort_key: str | None = None
+    shows: str | None = None  # an attribute shown beside each piece on the board
     problems: tuple[str, ...] = ()  # contradictions found while reading it (two kinds...)
 
 

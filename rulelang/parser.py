@@ -392,14 +392,15 @@ class AstBuilder(Transformer):
 
     def zone_decl(self, meta, children):
         name, *props = children
-        fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None}
+        fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None, "shows": None}
         seen: dict[str, str] = {}
         problems = []
         for prop in props:
             words = [str(t) for t in prop]
             text = " ".join(words)
             group = {"shared": "owner", "per": "owner", "sorted": "order", "public": "visibility",
-                     "hidden": "visibility", "owner": "visibility", "top": "visibility"}.get(words[0], "kind")
+                     "hidden": "visibility", "owner": "visibility", "top": "visibility",
+                     "showing": "shows"}.get(words[0], "kind")
             if group in seen:
                 problems.append(f"says both `{seen[group]}` and `{text}`")
             seen[group] = text
@@ -409,6 +410,8 @@ class AstBuilder(Transformer):
                 fields["per_player"] = True
             elif words[0] == "sorted":
                 fields["sort_key"] = words[2]
+            elif words[0] == "showing":
+                fields["shows"] = words[1]
             elif group == "visibility":
                 fields["visibility"] = text
             else:

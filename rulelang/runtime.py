@@ -699,9 +699,9 @@ class State:
             visible = zone.visibility == "public" or (zone.visibility == "owner only" and owner == player)
             name = self.zone_name(index)
             if visible:
-                zones[name] = [self.describe_piece(p) for p in pieces]
+                zones[name] = [self._shown(p, zone) for p in pieces]
             elif zone.visibility == "top only":
-                zones[name] = {"count": len(pieces), "top": self.describe_piece(pieces[-1]) if pieces else None}
+                zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone) if pieces else None}
             else:
                 zones[name] = {"count": len(pieces)}
         counters = {}
@@ -718,6 +718,14 @@ class State:
             "zones": zones,
             "counters": counters,
         }
+
+    def _shown(self, piece: int, zone: m.ZoneDef) -> str:
+        """A piece as a board shows it: its name, and the attribute its zone is `showing`."""
+        text = self.describe_piece(piece)
+        if zone.shows is not None:
+            column = self.game.attributes.index(zone.shows)
+            text += f" ({zone.shows} {self.pieces.columns[column][piece]})"
+        return text
 
     def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:
         """The trace from event ``start`` on, each with the rule (file:line) that caused it.
