@@ -466,24 +466,21 @@ class ExpressionCompiler:
         if owner.kind not in ("player", "players", "any"):
             self.error("E201", f"`{name} of ...` needs a player or players, not {a_kind(owner.kind)}", node.right)
             raise CompileError
-        if name in self.zones:
-            zone = self.zone_defs[name]
-            if not zone.per_player:
-                self.error("E201", f"`{name}` is a shared zone; it has no owner", node, help=f"write just `{name}`")
-                raise CompileError
-            base = f"st.zone_base + {zone.ordinal} * st.n"
-            if owner.kind == "players":
-                p = self.fresh("p")
-                return Expr(f"[{base} + {p} for {p} in {owner.code}]", "zones", True)
-            return Expr(f"({base} + {owner.code})", "zone", True)
-        counter = self.counter_defs[name]
-        if not counter.per_player:
-            self.error("E201", f"`{name}` is a shared counter; it has no owner", node, help=f"write just `{name}`")
+        is_zone = name in self.zones
+        declared = self.zone_defs[name] if is_zone else self.counter_defs[name]
+        what = "zone" if is_zone else "counter"
+        if not declared.per_player:
+            self.error("E201", f"`{name}` is a shared {what}; it has no owner", node, help=f"write just `{name}`")
             raise CompileError
-        base = f"st.counter_base + {counter.ordinal} * st.n"
+        # A per-player zone or counter of seat s is laid out at base + ordinal * players + s.
+        base = f"st.{what}_base + {declared.ordinal} * st.n"
         if owner.kind == "players":
             p = self.fresh("p")
+            if is_zone:
+                return Expr(f"[{base} + {p} for {p} in {owner.code}]", "zones", True)
             return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
+        if is_zone:
+            return Expr(f"({base} + {owner.code})", "zone", True)
         return Expr(f"st.counters[{base} + {owner.code}]", "int")
 
     def _x_Filter(self, node, scope, slots):
