@@ -250,10 +250,11 @@ def replay_log(state: State, lines: Iterable[tuple[int, dict]], path: str = "log
 
 
 def _is_legal(state: State, action: Any) -> bool:
-    if state.current_player() != CHANCE:
+    # Decisions are indices and draws are pieces: both lists are short.
+    if state.current_player() != CHANCE or state.prompt() == "draw":
         return isinstance(action, int) and not isinstance(action, bool) and action in state.legal_actions()
-    # apply_action checks only an outcome's shape (see /tmp/core-bugs/cli.md): check the face
-    # indices here, without enumerating every outcome (1287 for eight dice, with Fractions).
+    # A roll: check the face indices here, without enumerating every outcome (1287 for eight
+    # dice, with Fractions).
     if not isinstance(action, tuple) or not action:
         return False
     for faces in action:

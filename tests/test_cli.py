@@ -313,3 +313,18 @@ def test_unusable_logs_exit_2(tmp_path, capsys):
     assert cli.main(["replay", str(tmp_path / "missing.jsonl")]) == 2
     assert cli.main(["run", "--resume", str(junk)]) == 2
     assert "not a JSON line" in capsys.readouterr().err
+
+
+def test_a_card_game_with_draws_replays_and_resumes(tmp_path, capsys):
+    log = tmp_path / "six.jsonl"
+    rules = str(ROOT / "games" / "six-nimmt.rules")
+    assert cli.main(["run", rules, "--seats", "random,random", "--seed", "4", "--fast",
+                     "--option", "threshold=3", "--log", str(log)]) == 0
+    lines = log.read_text().splitlines()
+    assert any('"text": "draw ox' in line for line in lines)
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    truncated = tmp_path / "half.jsonl"
+    truncated.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+    assert truncated.read_text().splitlines() == lines
+    capsys.readouterr()
