@@ -1,4 +1,4 @@
-"""The command line: run (play at the terminal), lint, replay, explain and simulate.
+"""The command line: run (play at the terminal), lint, replay, explain, simulate and diff.
 
 Exit codes: 0 clean, 1 errors found in the rules (or a fault while playing), 2 a usage or I/O
 problem, 130 interrupted. Bad input never shows a traceback: rules errors are diagnostics.
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from . import explain, gamelog, simulate, tui
+from . import diff, explain, gamelog, simulate, tui
 from .agents import AGENTS
 from .diagnostics import (
     Diagnostic,
@@ -370,6 +370,26 @@ def batch_progress(games: int) -> Callable[[int], None]:
     return show
 
 
+# ---------------------------------------------------------------------- diff
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Show what a variant adds, replaces or removes compared with a base game."""
+    trees, problems = [], []
+    for path in (args.base, args.variant):
+        tree, diagnostics = diff.load_merged(path)
+        trees.append(tree)
+        problems.extend((path, d) for d in diagnostics)
+    if problems:
+        for path, d in problems:
+            err(render_full(d) if d.span else render_full(d) + f"\n  --> {path}")
+        return EXIT_USAGE if any(d.code == "E107" for _, d in problems) else EXIT_ERRORS
+    changes = diff.compare(trees[0], trees[1])
+    if args.format == "json":
+        print(json.dumps(diff.to_json(args.base, args.variant, changes), indent=2))
+    else:
+        print(diff.format_text(args.base, args.variant, changes))
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- arguments
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rulelang", description="A rules language for tabletop "
@@ -422,6 +442,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")
     simulate_.add_argument("--format", choices=("text", "json"), default="text")
     simulate_.set_defaults(handler=cmd_simulate)
+
+    diff_ = sub.add_parser("diff", help="what a variant adds, replaces or removes from a base game")
+    diff_.add_argument("base", metavar="BASE")
+    diff_.add_argument("variant", metavar="VARIANT")
+    diff_.add_argument("--format", choices=("text", "json"), default="text")
+    diff_.set_defaults(handler=cmd_diff)
     return parser
 
 
