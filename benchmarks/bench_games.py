@@ -54,16 +54,11 @@ def load_handwritten() -> Any:
 def play_games(new_state, games: int, rng: random.Random) -> None:
     """The driver every engine is timed with: random decisions, chance sampled by the state."""
     for _ in range(games):
-        state = new_state()
-        while not state.is_terminal():
-            if state.current_player() == CHANCE:
-                state.apply_action(state.sample_chance(rng))
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        play_one(new_state, rng)
 
 
 def play_one(new_state, rng: random.Random):
-    """The same loop for one game, returning the final state (untimed statistics)."""
+    """One game with random decisions and chance sampled by the state; the final state."""
     state = new_state()
     while not state.is_terminal():
         if state.current_player() == CHANCE:
