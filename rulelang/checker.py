@@ -106,7 +106,7 @@ def statement_after_end(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnosti
 
 
 def _blocks(node) -> list[tuple]:
-    if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach, n.Section, n.ProcedureDecl)):
+    if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach, n.Section, n.ProcedureDecl, n.When, n.May)):
         return [node.body]
     if isinstance(node, n.If):
         return [b for _, b in node.branches] + [node.otherwise]

@@ -379,6 +379,10 @@ class ExpressionCompiler:
             return self._expand_define(self.defines[name], (), node, scope, slots)
         if name in self.zones:
             zone = self.zone_defs[name]
+            if zone.per_piece:
+                self.error("E202", f"`{name}` is a zone of each piece; say whose", node,
+                           help=f"write `{name} of` a piece, such as `{name} of top(stack of player)`")
+                raise CompileError
             if zone.per_player:
                 self.error("E202", f"`{name}` is a zone of each player; say whose", node,
                            help=f"write `{name} of player` or `{name} of others`")
@@ -463,6 +467,8 @@ class ExpressionCompiler:
             raise CompileError
         owner = self.code(node.right, scope, slots)
         name = left.id
+        if name in self.zones and self.zone_defs[name].per_piece:
+            return self._carried_zone(self.zone_defs[name], owner, node)
         if owner.kind not in ("player", "players", "any"):
             self.error("E201", f"`{name} of ...` needs a player or players, not {a_kind(owner.kind)}", node.right)
             raise CompileError
@@ -482,6 +488,18 @@ class ExpressionCompiler:
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
         return Expr(f"st.counters[{base} + {owner.code}]", "int")
+
+    def _carried_zone(self, zone, carrier: Expr, node) -> Expr:
+        """`perch of t`: the zone a piece carries; of several pieces, their zones."""
+        table = f"st.piece_zone[{zone.ordinal}]"
+        if carrier.kind in ("piece", "any"):
+            return Expr(f"{table}[{carrier.code}]", "zone", True)
+        if carrier.kind in ("pieces", "zone", "zones"):
+            p = self.fresh("p")
+            return Expr(f"[{table}[{p}] for {p} in {self.as_list(carrier)} if {table}[{p}] is not None]", "zones", True)
+        self.error("E201", f"`{zone.name}` is a zone of each piece; `{zone.name} of ...` needs a piece, "
+                   f"not {a_kind(carrier.kind)}", node.right, help=f"write `{zone.name} of top(grill)` or similar")
+        raise CompileError
 
     def _x_Filter(self, node, scope, slots):
         source, kind = self.collection_code(node.source, scope, slots)
@@ -596,8 +614,10 @@ class ExpressionCompiler:
             return Expr(f"({self.code(args[0], scope, slots).code} % st.n)", "player", True)
         if name == "owner":
             piece = self.code(args[0], scope, slots)
+            if piece.kind == "zone":
+                return Expr(f"st.zone_of({piece.code})[1]", "player")
             if piece.kind not in ("piece", "any"):
-                self.error("E201", f"`owner` needs a piece, not {a_kind(piece.kind)}", args[0])
+                self.error("E201", f"`owner` needs a piece or a zone, not {a_kind(piece.kind)}", args[0])
                 raise CompileError
             return Expr(f"_owner(st, {piece.code})", "player")
         if name == "abs":

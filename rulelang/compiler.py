@@ -70,6 +70,8 @@ class Compiler(ExpressionCompiler):
         self.procedures: dict[str, n.ProcedureDecl] = {}
         self.sections: dict[str, n.Section] = {}
         self.invariants: list[n.InvariantDecl] = []
+        self.triggers: list[tuple[n.Rule, n.When]] = []  # rules at the top level: `when ...:`
+        self.once_scopes: list[str] = []
         self.rules: list[m.RuleDef] = []
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
@@ -122,6 +124,8 @@ class Compiler(ExpressionCompiler):
                     self.sections[item.kind] = item
             elif isinstance(item, n.InvariantDecl):
                 self.invariants.append(item)
+            elif isinstance(item, n.Rule):
+                self._collect_trigger(item)
         for kind in self.kinds.values():
             if isinstance(kind, n.DieDecl):
                 for face in kind.faces:
@@ -132,6 +136,26 @@ class Compiler(ExpressionCompiler):
                     self._add_attribute(generator.name)
             for attr in kind.attrs:
                 self._add_attribute(attr.name)
+
+    def _collect_trigger(self, rule: n.Rule) -> None:
+        events = [stmt for stmt in rule.body if not isinstance(stmt, n.Doc)]
+        if len(events) != 1 or not isinstance(events[0], n.When):
+            self.error("E301", f"rule `{rule.name}` stands outside any section, so it must be a triggered rule "
+                       "holding one `when ...:`", rule,
+                       help="put rules that run in order in a section such as `turn:`; a triggered rule is "
+                       "`rule NAME:` then `when move to ZONE:` or `when do PROCEDURE:`")
+            return
+        when = events[0]
+        if when.instead and when.event != "move":
+            self.error("E301", "`instead` applies to a move, not to a procedure", when,
+                       help="write `when move ... instead:`")
+            return
+        self.triggers.append((rule, when))
+
+    def new_once(self, scope: str) -> int:
+        """An id for a `once per SCOPE` branch: the state remembers the ids used."""
+        self.once_scopes.append(scope)
+        return len(self.once_scopes) - 1
 
     def _add_attribute(self, name: str) -> None:
         if name not in self.attributes:
@@ -165,8 +189,18 @@ class Compiler(ExpressionCompiler):
         self.kind_defs = {k.name: (i, k) for i, k in enumerate(kinds)}
         self.zone_defs = {z.name: z for z in zones}
         self.counter_defs = {c.name: c for c in counters}
+        trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
-            ["main", "setup", "round", "turn"] + list(self.procedures))}
+            ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names)}
+        # `when do P` rules run where P is done: before it returns or ends the turn.
+        self.done_triggers: dict[str, list[int]] = {}
+        for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+            if when.event == "do":
+                if when.procedure not in self.procedures:
+                    self.error("E101", f"unknown procedure `{when.procedure}`", when,
+                               help=did_you_mean(when.procedure, self.procedures))
+                else:
+                    self.done_triggers.setdefault(when.procedure, []).append(self.proc_index[name])
         procedures: list[m.Procedure | None] = [None] * len(self.proc_index)
         if "turn" not in self.sections and "round" not in self.sections:
             self.error("E302", "the game has no `turn` section", self.tree,
@@ -182,6 +216,12 @@ class Compiler(ExpressionCompiler):
             procedures[2] = self._default_round()
         for name, decl in self.procedures.items():
             procedures[self.proc_index[name]] = self._compile_procedure(name, decl, "procedure")
+        move_triggers = []
+        for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+            procedure, trigger = self._compile_trigger(rule, when, name)
+            procedures[self.proc_index[name]] = procedure
+            if trigger is not None:
+                move_triggers.append(trigger)
         procedures[0] = self._main()
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
@@ -193,7 +233,9 @@ class Compiler(ExpressionCompiler):
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
             kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria,
-            invariants=invariants, doc=" ".join(game.doc))
+            invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
+            once_scopes=tuple(self.once_scopes),
+            limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None))
 
     def _compile_options(self) -> tuple[m.OptionDef, ...]:
         result = []
@@ -223,7 +265,11 @@ class Compiler(ExpressionCompiler):
                        help="`count N` makes N identical pieces; `one for each` makes one piece per value")
         elif decl.count is not None:
             rows = rows * decl.count
-        return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span)
+        if decl.limit is not None and decl.limit < 1:
+            self.error("E303", f"`{decl.name}` has a limit of {decl.limit} per player", decl,
+                       help="a limit is at least 1; to keep players from holding any, do not move them there")
+        return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
+                         name_columns=tuple(index[g.name] for g in decl.generators))
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
         values = dict(given)
@@ -248,14 +294,30 @@ class Compiler(ExpressionCompiler):
         return tuple(row)
 
     def _compile_zones(self) -> tuple[m.ZoneDef, ...]:
-        shared = [z for z in self.zones.values() if not z.per_player]
+        shared = [z for z in self.zones.values() if not z.per_player and z.per_piece is None]
         per_player = [z for z in self.zones.values() if z.per_player]
+        per_piece = [z for z in self.zones.values() if z.per_piece is not None]
         result = []
-        for ordinal, z in enumerate(shared):
-            result.append(self._zone_def(z, ordinal))
-        for ordinal, z in enumerate(per_player):
-            result.append(self._zone_def(z, ordinal))
+        for group in (shared, per_player, per_piece):
+            for ordinal, z in enumerate(group):
+                result.append(self._zone_def(z, ordinal))
         return tuple(result)
+
+    def _carriers(self, z: n.ZoneDecl) -> tuple[int, ...]:
+        """The kinds whose pieces each carry an instance of a `per KIND` zone."""
+        if z.per_piece is None:
+            return ()
+        kinds = list(self.kinds)
+        carriers = tuple(i for i, (name, decl) in enumerate(self.kinds.items())
+                         if z.per_piece == name or (isinstance(decl, n.PieceDecl) and decl.category == z.per_piece))
+        if not carriers:
+            self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of piece", z,
+                       help=did_you_mean(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
+            return ()
+        if z.visibility == "owner only":
+            self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
+                       help="use `public`, `hidden` or `top only`")
+        return carriers
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
         column = None
@@ -273,7 +335,8 @@ class Compiler(ExpressionCompiler):
         if z.shows is not None and z.shows not in self.attributes:
             self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
                        help=did_you_mean(z.shows, self.attributes))
-        return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal, z.shows)
+        return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal, z.shows,
+                         carried_by=self._carriers(z))
 
     def _compile_counters(self) -> tuple[m.CounterDef, ...]:
         shared = [c for c in self.counters.values() if not c.per_player]
@@ -338,6 +401,8 @@ class Compiler(ExpressionCompiler):
         def next_round(st, fr):
             st.round_number += 1
             st.events.append((-1, "round", st.round_number))
+            if st.used_once:
+                st.reset_once(("turn", "round"))
 
         code.emit(m.OP_EXEC, next_round)
         code.emit(m.OP_CALL, self.proc_index["round"])
@@ -376,8 +441,63 @@ class Compiler(ExpressionCompiler):
         code.section = kind
         if decl is not None:
             code.block(decl.body, Scope())
+        code.call_done_triggers()
         code.emit(m.OP_RETURN)
         return code.finish()
+
+    def zone_list_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
+        """Source of a list of zone indices: `grill + stack of others` names three zones here,
+        where elsewhere it would be their pieces."""
+        if isinstance(node, n.Binary) and node.op == "+":
+            return f"({self.zone_list_code(node.left, scope, slots)} + {self.zone_list_code(node.right, scope, slots)})"
+        e = self.code(node, scope, slots)
+        if e.kind == "zone":
+            return f"[{e.code}]"
+        if e.kind in ("zones", "zonelist"):
+            return e.code
+        self.error("E201", f"a move's `from` and `to` need zones, not {a_kind(e.kind)}", node,
+                   help="for a player's zone write `stack of player`; join zones with `+`")
+        raise CompileError
+
+    def _compile_trigger(self, rule_node: n.Rule, when: n.When, name: str) -> tuple[m.Procedure, m.TriggerDef | None]:
+        slots = Slots()
+        code = _Code(self, slots, name, -1)
+        code.section = "procedure"
+        code.rule = self._new_rule(rule_node.name, rule_node, _doc_of(rule_node.body))
+        code._span = when.span
+        scope = Scope()
+        trigger = None
+        if when.event == "do":
+            end = code.label()
+            if when.cond is not None:
+                try:
+                    code.emit(m.OP_JUMP_IF_NOT, self.truth(when.cond, scope, slots), end)
+                except CompileError:
+                    pass
+            code.block(when.body, scope)
+            code.place(end)
+        else:
+            for local, kind in (("moved", "pieces"), ("moved_from", "zone"), ("moved_to", "zone")):
+                scope.names[local] = (f"fr[{slots.new(local)}]", kind)
+            parts = []
+            for node in (when.source, when.to, when.cond):
+                try:
+                    if node is None:
+                        parts.append(None)
+                    elif node is when.cond:
+                        parts.append(self.truth(node, scope, slots))
+                    else:
+                        self.prelude = []
+                        parts.append(self.function(self.zone_list_code(node, Scope(), slots)))
+                except CompileError:
+                    parts.append(None)
+                except TooDeep:
+                    self.error("E304", "an expression is nested too deeply to compile", node,
+                               help="split it with `define` or `let`")
+            code.block(when.body, scope)
+            trigger = m.TriggerDef(code.rule, self.proc_index[name], parts[0], parts[1], parts[2], when.instead)
+        code.emit(m.OP_RETURN)
+        return code.finish(), trigger
 
 
 class _Code:
@@ -439,7 +559,8 @@ class _Code:
             if op == m.OP_CHOOSE and isinstance(a, dict):
                 a = m.ChoiceSpec(**{**a, "otherwise": a["otherwise"][0] if a["otherwise"] else -1})
             if op == m.OP_BRANCH:
-                a = m.BranchSpec(tuple((label, cond, target[0]) for label, cond, target in a[0]), a[1], a[2])
+                a = m.BranchSpec(tuple((label, cond, target[0], once) for label, cond, target, once in a[0]),
+                                 a[1], a[2])
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
@@ -606,7 +727,17 @@ class _Code:
         if self.section in ("setup", "round"):
             self.error("E301", f"`end turn` in the `{self.section}` section", stmt)
             return
+        self.call_done_triggers()
         self.emit(m.OP_END_TURN)
+
+    def call_done_triggers(self) -> None:
+        """Run the `when do THIS` rules: where this procedure is done, by its end or `end turn`."""
+        for index in self.compiler.done_triggers.get(self.name, ()):
+            self.emit(m.OP_CALL, index)
+
+    def _s_When(self, stmt, scope):
+        self.error("E301", "`when` starts a triggered rule, which stands at the top level of the file", stmt,
+                   help="write `rule NAME:` with no indentation, then `when ...:` inside it")
 
     def _s_EndGame(self, stmt, scope):
         self.emit(m.OP_END_GAME)
@@ -721,13 +852,28 @@ class _Code:
         for branch in stmt.branches:
             cond = self.truth(branch.cond, scope) if branch.cond is not None else None
             target = self.label()
-            branches.append((branch.label, cond, target))
+            once = self.compiler.new_once(branch.once) if branch.once is not None else None
+            branches.append((branch.label, cond, target, once))
             self.place(target)
             self._span = branch.span
             self.block(branch.body, Scope(scope))
             self.emit(m.OP_JUMP, end)
         self.place(end)
         self.code[index][1] = (branches, chooser, stmt.prompt or "choose")
+
+    def _s_May(self, stmt, scope):
+        chooser = self._chooser(stmt.chooser, scope)
+        end = self.label()
+        once = self.compiler.new_once(stmt.once) if stmt.once is not None else None
+        if once is not None:
+            # A power already used is not offered at all: no decision to decline it.
+            self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: once not in st.used_once, end)
+        index = self.emit(m.OP_BRANCH, None)
+        take = self.label()
+        self.place(take)
+        self.block(stmt.body, Scope(scope))
+        self.place(end)
+        self.code[index][1] = ([(stmt.label, None, take, once), ("decline", None, end, None)], chooser, stmt.label)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -794,6 +940,7 @@ def _thread_jumps(code: list[tuple]) -> list[tuple]:
         elif op == m.OP_JUMP_IF_NOT:
             b = final(b)
         elif op == m.OP_BRANCH:
-            a = m.BranchSpec(tuple((label, cond, final(t)) for label, cond, t in a.branches), a.chooser, a.prompt)
+            a = m.BranchSpec(tuple((label, cond, final(t), once) for label, cond, t, once in a.branches),
+                             a.chooser, a.prompt)
         threaded.append((op, a, b, rule))
     return threaded

@@ -71,6 +71,8 @@ class KindDef:
     face_values: tuple[Any, ...] = ()
     pieces: tuple[tuple[Any, ...], ...] = ()
     span: Span | None = attrs.field(default=None, eq=False)
+    limit: int | None = None  # `limit N per player`
+    name_columns: tuple[int, ...] = ()  # the `one for each` attributes that name a piece
 
     @property
     def is_die(self) -> bool:
@@ -90,6 +92,12 @@ class ZoneDef:
     # k-th per-player zone for seat s is ``shared_count + k * players + s``.
     ordinal: int
     shows: str | None = None  # an attribute the board shows beside each piece
+    # `per KIND`: one instance for each piece of these kinds, made when the piece is created.
+    carried_by: tuple[int, ...] = ()
+
+    @property
+    def per_piece(self) -> bool:
+        return bool(self.carried_by)
 
 
 @attrs.frozen
@@ -126,19 +134,33 @@ class DrawSpec:
 
 @attrs.frozen
 class BranchSpec:
-    """``choose:`` with labelled branches: (label, condition or None, jump target)."""
+    """``choose:`` with labelled branches: (label, condition or None, jump target, once id or
+    None). A branch with a once id closes after it is chosen (``once per turn``)."""
 
-    branches: tuple[tuple[str, Evaluator | None, int], ...]
+    branches: tuple[tuple[str, Evaluator | None, int, int | None], ...]
     chooser: Evaluator | None
     prompt: str
     # The options when no branch has a condition: computed once, not at every visit.
-    fixed: tuple[tuple[str, int], ...] | None = attrs.field(init=False)
+    fixed: tuple[tuple[str, int, None], ...] | None = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         fixed = None
-        if all(cond is None for _, cond, _ in self.branches):
-            fixed = tuple((label, target) for label, _, target in self.branches)
+        if all(cond is None and once is None for _, cond, _, once in self.branches):
+            fixed = tuple((label, target, None) for label, _, target, _ in self.branches)
         object.__setattr__(self, "fixed", fixed)
+
+
+@attrs.frozen
+class TriggerDef:
+    """A rule triggered by a move: which moves (zone lists, None for any), a condition tested
+    when the move happens, and the procedure run after the statement (or instead of the move)."""
+
+    rule: int
+    procedure: int
+    sources: Evaluator | None  # -> zone indices the pieces come from
+    targets: Evaluator | None  # -> zone indices the pieces go to
+    cond: Evaluator | None     # sees moved, moved_from, moved_to in slots 0-2
+    instead: bool
 
 
 @attrs.frozen
@@ -185,6 +207,9 @@ class GameDef:
     invariants: tuple[Check, ...]
     doc: str = ""
     step_limit: int = 200_000
+    move_triggers: tuple[TriggerDef, ...] = ()
+    once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"
+    limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
 
     def option(self, name: str) -> Any:
         for option in self.options:

@@ -308,6 +308,7 @@ class Branch(Node):
     label: str
     cond: Node | None
     body: tuple[Node, ...]
+    once: str | None = None  # "turn", "round" or "game": closed after it is chosen, until the next
 
 
 @attrs.frozen
@@ -317,6 +318,30 @@ class ChooseBranch(Node):
     branches: tuple[Branch, ...]
     chooser: Node | None = None
     prompt: str | None = None
+
+
+@attrs.frozen
+class May(Node):
+    """``may "LABEL" [once per turn] [by player]:``: an optional action, taken or declined."""
+
+    label: str
+    body: tuple[Node, ...]
+    once: str | None = None
+    chooser: Node | None = None
+
+
+@attrs.frozen
+class When(Node):
+    """``when move [from Z] [to Z] [if C] [instead]:`` or ``when do PROCEDURE [if C]:``:
+    the event of a triggered rule and what happens then."""
+
+    event: str  # "move" or "do"
+    body: tuple[Node, ...]
+    source: Node | None = None
+    to: Node | None = None
+    procedure: str | None = None
+    cond: Node | None = None
+    instead: bool = False
 
 
 # ---------------------------------------------------------------- declarations
@@ -391,6 +416,7 @@ class PieceDecl(Node):
     generators: tuple[Generator, ...] = ()
     count: int | None = None
     attrs: tuple[AttrDecl, ...] = ()
+    limit: int | None = None  # `limit N per player`: no player holds more than N of them
 
 
 @attrs.frozen
@@ -403,6 +429,7 @@ class ZoneDecl(Node):
     visibility: str
     sort_key: str | None = None
     shows: str | None = None  # an attribute shown beside each piece on the board
+    per_piece: str | None = None  # `per KIND`: one zone for each piece of a kind or category
     problems: tuple[str, ...] = ()  # contradictions found while reading it (two kinds...)
 
 

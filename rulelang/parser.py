@@ -6,6 +6,7 @@ import functools
 from importlib import resources
 from pathlib import Path
 
+import attrs
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
@@ -347,15 +348,17 @@ class AstBuilder(Transformer):
         category, name, *items = children
         generators: list[n.Generator] = []
         attrs_: list[n.AttrDecl] = []
-        count = None
+        count = limit = None
         for item in items:
             if isinstance(item, n.AttrDecl):
                 attrs_.append(item)
             elif isinstance(item, int):
                 count = item
+            elif isinstance(item, tuple) and item[0] == "limit":
+                limit = item[1]
             else:
                 generators.extend(item)
-        return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_),
+        return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_), limit,
                            span=self._span(meta))
 
     def piece_category(self, meta, children):
@@ -369,6 +372,9 @@ class AstBuilder(Transformer):
 
     def count_item(self, meta, children):
         return int(children[0])
+
+    def limit_item(self, meta, children):
+        return ("limit", int(children[0]))
 
     def value_list(self, meta, children):
         values: list = []
@@ -406,8 +412,10 @@ class AstBuilder(Transformer):
             seen[group] = text
             if words[0] == "shared":
                 fields["per_player"] = False
-            elif words[0] == "per":
+            elif words[0] == "per" and words[1] == "player":
                 fields["per_player"] = True
+            elif words[0] == "per":
+                fields["per_piece"] = words[1]
             elif words[0] == "sorted":
                 fields["sort_key"] = words[2]
             elif words[0] == "showing":
@@ -581,8 +589,38 @@ class AstBuilder(Transformer):
         return n.ChooseBranch(tuple(branches), chooser, prompt, span=self._span(meta))
 
     def branch(self, meta, children):
-        label, cond, body = children
-        return n.Branch(_unquote(label), cond, body, span=self._span(meta))
+        label, cond, once, body = children
+        return n.Branch(_unquote(label), cond, body, once, span=self._span(meta))
+
+    def may_stmt(self, meta, children):
+        label, once, chooser, body = children
+        return n.May(_unquote(label), body, once, chooser, span=self._span(meta))
+
+    def once(self, meta, children):
+        return children[0]
+
+    def once_scope(self, meta, children):
+        return str(children[0])
+
+    def when_stmt(self, meta, children):
+        event, cond, instead, body = children
+        return attrs.evolve(event, body=body, cond=cond, instead=instead is not None, span=self._span(meta))
+
+    def move_event(self, meta, children):
+        source, to = children
+        return n.When("move", (), source=source, to=to)
+
+    def do_event(self, meta, children):
+        return n.When("do", (), procedure=str(children[0]))
+
+    def move_from(self, meta, children):
+        return children[0]
+
+    def move_to(self, meta, children):
+        return children[0]
+
+    def instead(self, meta, children):
+        return True
 
     # -- expressions
     def filter(self, meta, children):

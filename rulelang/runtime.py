@@ -43,6 +43,12 @@ register("R507", "draw-from-empty-zone", """
 A `draw` found its source zone empty: there is nothing left to draw. Check the zone first
 (`if deck is not empty:`), or refill it before drawing.
 """)
+register("R508", "limit-broken", """
+A player holds more pieces of a kind than its `limit N per player` allows, when the game
+next waits for a decision or a roll. The rules that move such pieces must also say what
+happens to the extra one, usually with a triggered rule (`when move to ...`). The message
+names the rule that made the last such move.
+""")
 register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
@@ -100,6 +106,12 @@ class State:
         self.zone_base = game.shared_zone_count
         per_player_zones = len(game.zones) - self.zone_base
         self.zones: list[list[int]] = [[] for _ in range(self.zone_base + per_player_zones * players)]
+        # Zones of each piece (`per KIND`) come last, made as their pieces are created:
+        # piece_zone[ordinal][piece] is the instance (None for pieces that carry none), and
+        # carried[i - piece_zone_base] is (zone definition index, piece). Replaced, never changed.
+        self.piece_zone_base = len(self.zones)
+        self.piece_zone: list[list[int | None]] = [[] for z in game.zones if z.per_piece]
+        self.carried: list[tuple[int, int]] = []
         self.sort_columns = [self.zone_of(i)[0].sort_column for i in range(len(self.zones))]
         self.where: list[int] = []
         self.dynamic: list[list] = [[], [], []]  # face label, value, number of each piece
@@ -119,10 +131,13 @@ class State:
         self.tracing = True  # record the trace of events; bots' look-ahead copies turn it off
         self.winners: list[int] = []
         self.end_rule = -1
+        self.used_once: frozenset[int] = frozenset()  # `once per ...` branches chosen
+        self.fired: list[tuple] = []  # triggered rules waiting to run, in order
+        self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
         self._init_counters()
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
-        self._run()
+        self._advance()
 
     def _init_counters(self) -> None:
         shared = [c for c in self.game.counters if not c.per_player]
@@ -219,6 +234,8 @@ class State:
         elif pending[0] == "draw":
             if self._apply_draw(pending, action):
                 self.history.append(action)
+                if self.game.limits:
+                    self._check_limits()
                 return
             frame[1] += 1
         else:
@@ -236,17 +253,49 @@ class State:
                     seen_in = self.where[value] if spec.of_pieces else None
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
             else:
-                label, target = value
+                label, target, once = value
                 frame[1] = target
+                if once is not None:
+                    self.used_once = self.used_once | {once}
                 if self.tracing:
                     self.events.append((rule, "choose", (pending[3], None, label, None)))
         self.history.append(action)
         self.pending = None
         try:
-            self._run()
+            self._advance()
         except RuntimeFault as fault:
             self.fault = fault
             raise
+
+    def _advance(self) -> None:
+        self._run()
+        if self.game.limits:
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        """`limit N per player`: checked whenever the game waits, after every triggered rule."""
+        kinds = self.game.kinds
+        for kind_index, limit in self.game.limits:
+            held: dict[int, list[int]] = {}
+            for p in self.pieces.by_kind[kind_index]:
+                owner = self.zone_of(self.where[p])[1]
+                if owner is not None:
+                    held.setdefault(owner, []).append(p)
+            for owner, pieces in held.items():
+                if len(pieces) > limit:
+                    names = ", ".join(self.pieces.names[p] for p in pieces)
+                    rule = self.game.rules[self.limit_rule] if self.limit_rule >= 0 else None
+                    where = f" (last moved by rule `{rule.name}`, {rule.where()})" if rule else ""
+                    self.pending = None
+                    self.fault = RuntimeFault(Diagnostic(
+                        "R508", f"player {owner + 1} holds {len(pieces)} {kinds[kind_index].name} ({names}), "
+                        f"more than the limit of {limit}{where}"))
+                    raise self.fault
+
+    def reset_once(self, scopes: tuple[str, ...]) -> None:
+        """Open again the `once per ...` branches of these scopes (a new turn or round)."""
+        once_scopes = self.game.once_scopes
+        self.used_once = frozenset(i for i in self.used_once if once_scopes[i] not in scopes)
 
     def _apply_draw(self, pending: tuple, piece) -> bool:
         """Move the drawn piece; True when more pieces of the same `draw` are to come."""
@@ -285,6 +334,7 @@ class State:
         if tracing is not None:
             other.tracing = tracing
         other.winners = list(self.winners)
+        other.fired = list(self.fired)
         return other
 
     def history_str(self) -> str:
@@ -386,13 +436,25 @@ class State:
         return f"{per_player[ordinal].name} of player {owner + 1}"
 
     def zone_name(self, index: int) -> str:
+        if index >= self.piece_zone_base:
+            zone_index, piece = self.carried[index - self.piece_zone_base]
+            return f"{self.game.zones[zone_index].name} of {self.pieces.names[piece]}"
         zone, owner = self.zone_of(index)
         return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
 
+    def carrier_of(self, index: int) -> int | None:
+        """The piece that carries a zone instance of a `per KIND` zone (None for other zones)."""
+        if index >= self.piece_zone_base:
+            return self.carried[index - self.piece_zone_base][1]
+        return None
+
     def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
-        """The zone definition of a zone instance, and its owner's seat (None when shared)."""
+        """The zone definition of a zone instance, and its owner's seat (None when shared, or
+        carried by a piece)."""
         if index < self.zone_base:
             return self.game.zones[index], None
+        if index >= self.piece_zone_base:
+            return self.game.zones[self.carried[index - self.piece_zone_base][0]], None
         ordinal, owner = divmod(index - self.zone_base, self.n)
         return self.game.zones[self.zone_base + ordinal], owner
 
@@ -406,6 +468,12 @@ class State:
 
     # ------------------------------------------------------------------ effects (called by rules)
     def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
+        if self.game.move_triggers:
+            pieces = self._match_triggers(pieces, [self.where[p] for p in pieces], to, True)
+            if not pieces:
+                return
+        if self.game.limits and self.zone_of(to)[1] is not None:
+            self.limit_rule = rule
         origins = []
         zones, where = self.zones, self.where
         for p in pieces:
@@ -434,6 +502,35 @@ class State:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             labels = self.dynamic[0]
             self.events.append((rule, "move", (pieces, origins, to, [labels[p] for p in pieces])))
+        if self.game.move_triggers:
+            self._match_triggers(pieces, origins, to, False)
+
+    def _match_triggers(self, pieces: list[int], origins: list[int], to: int, instead: bool) -> list[int]:
+        """Queue the triggered rules this move sets off. Before the move (``instead``), the
+        pieces that `instead` rules take are removed from it; returns the pieces still to move."""
+        running = {frame[0] for frame in self.frames}
+        procedures = self.game.procedures
+        for index, trigger in enumerate(self.game.move_triggers):
+            if trigger.instead != instead or trigger.procedure in running:
+                continue  # a rule never triggers itself
+            if trigger.targets is not None and to not in trigger.targets(self, []):
+                continue
+            if trigger.sources is not None:
+                sources = trigger.sources(self, [])
+                matched = [p for p, o in zip(pieces, origins) if o in sources]
+            else:
+                matched = list(pieces)
+            if not matched:
+                continue
+            first_origin = origins[pieces.index(matched[0])]
+            frame = [matched, first_origin, to] + [None] * (procedures[trigger.procedure].slot_count - 3)
+            if trigger.cond is not None and not trigger.cond(self, frame):
+                continue
+            self.fired.append((index, frame))
+            if instead:
+                pieces = [p for p in pieces if p not in matched]
+                origins = [self.where[p] for p in pieces]
+        return pieces
 
     def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
         kind = self.game.kinds[kind_index]
@@ -445,8 +542,8 @@ class State:
         value_column = self.game.attributes.index("value")
         by_kind = list(old.by_kind)
         by_kind[kind_index] = old.by_kind[kind_index] + new
-        names = [kind.name if row[number_column] is None or kind.is_die else f"{kind.name} {row[number_column]}"
-                 for row in rows]
+        names = [kind.name if kind.is_die or not kind.name_columns or any(row[c] is None for c in kind.name_columns)
+                 else " ".join([kind.name] + [str(row[c]) for c in kind.name_columns]) for row in rows]
         # A new table, never a changed one: clones made before still share the old.
         self.pieces = table = PieceTable(
             old.kind + [kind_index] * added,
@@ -466,7 +563,24 @@ class State:
             self.zones[into] = sorted(self.zones[into] + new, key=lambda p: column[p])
         else:
             self.zones[into].extend(new)
+        carriers = [(i, z) for i, z in enumerate(self.game.zones) if z.per_piece]
+        if carriers:
+            self._make_carried_zones(carriers, kind_index, new)
         self.events.append((rule, "create", (tuple(new), into)))
+
+    def _make_carried_zones(self, carriers: list, kind_index: int, new: list[int]) -> None:
+        piece_zone, carried = [list(table) for table in self.piece_zone], list(self.carried)
+        sort_columns = list(self.sort_columns)
+        for ordinal, (zone_index, zone) in enumerate(carriers):
+            for p in new:
+                if kind_index in zone.carried_by:
+                    piece_zone[ordinal].append(len(self.zones))
+                    carried.append((zone_index, p))
+                    self.zones.append([])
+                    sort_columns.append(zone.sort_column)
+                else:
+                    piece_zone[ordinal].append(None)
+        self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
 
     def set_counter(self, index: int, value: Any, rule: int) -> None:
         self.counters[index] = value
@@ -523,8 +637,18 @@ class State:
         pc = frame[1]
         steps = 0
         limit = self.game.step_limit
+        fired = self.fired
         try:
             while True:
+                if fired:  # triggered rules run after the statement that set them off
+                    frame[1] = pc
+                    index, slots = fired.pop(0)
+                    trigger = self.game.move_triggers[index]
+                    if self.tracing:
+                        self.events.append((trigger.rule, "trigger", (slots[0], slots[1], slots[2], trigger.instead)))
+                    frame = [trigger.procedure, 0, slots, False]
+                    self.frames.append(frame)
+                    code, pc = procedures[trigger.procedure].code, 0
                 steps += 1
                 if steps > limit:
                     frame[1] = pc
@@ -563,8 +687,9 @@ class State:
                     return
                 elif op == 4:  # OP_BRANCH
                     frame[1] = pc
-                    options = a.fixed or [(label, target) for label, cond, target in a.branches
-                                          if cond is None or cond(self, slots)]
+                    options = a.fixed or [(label, target, once) for label, cond, target, once in a.branches
+                                          if (cond is None or cond(self, slots))
+                                          and (once is None or once not in self.used_once)]
                     if not options:
                         raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
                     chooser = self.player if a.chooser is None else a.chooser(self, slots)
@@ -612,6 +737,8 @@ class State:
                             raise RuntimeFault(self._diagnostic(
                                 "R504", f"the game went past its limit of {self.game.turn_limit} turns"))
                         self.events.append((rule, "turn", self.player))
+                        if self.used_once:
+                            self.reset_once(("turn",))
                     proc = procedures[a]
                     frame = [a, 0, [None] * proc.slot_count, op == 11]
                     self.frames.append(frame)
@@ -749,6 +876,12 @@ class State:
             else:
                 what = f"{len(pieces)} piece(s)"
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
+        elif kind == "trigger":
+            moved, source, to, instead = payload
+            seen = self._sees(to, viewer) or self._sees(source, viewer)
+            what = self.describe_group(list(moved)) if seen else f"{len(moved)} piece(s)"
+            route = f"from {self.zone_name(source)} to {self.zone_name(to)}"
+            text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
         elif kind == "roll":
             by_kind: dict[str, list[str]] = {}
             for p, label in payload:

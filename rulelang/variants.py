@@ -38,13 +38,15 @@ def all_rule_names(tree: n.RulesFile) -> list[str]:
     for item in tree.items:
         if isinstance(item, (n.Section, n.ProcedureDecl)):
             names.extend(rule_names(item.body))
+        elif isinstance(item, n.Rule):  # a triggered rule
+            names.extend(rule_names((item,)))
         elif isinstance(item, n.InvariantDecl):
             names.append(item.name)
     return names
 
 
 def _child_blocks(stmt) -> list[tuple]:
-    if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach)):
+    if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach, n.When, n.May)):
         return [stmt.body]
     if isinstance(stmt, n.If):
         return [body for _, body in stmt.branches] + [stmt.otherwise]
@@ -56,7 +58,7 @@ def _child_blocks(stmt) -> list[tuple]:
 
 
 def _rebuild(stmt, blocks: list[tuple]):
-    if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach)):
+    if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach, n.When, n.May)):
         return attrs.evolve(stmt, body=blocks[0])
     if isinstance(stmt, n.If):
         branches = tuple((cond, body) for (cond, _), body in zip(stmt.branches, blocks, strict=False))
@@ -145,6 +147,12 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
                     body, hit = _rewrite(existing.body, change)
                     if hit:
                         items[index] = attrs.evolve(existing, body=body)
+                        found = True
+                        break
+                elif isinstance(existing, n.Rule):  # a triggered rule, or one nested in it
+                    body, hit = _rewrite((existing,), change)
+                    if hit:
+                        items[index:index + 1] = body
                         found = True
                         break
             if not found:
