@@ -219,7 +219,7 @@ class GameDef:
 
     @property
     def shared_zone_count(self) -> int:
-        return sum(not z.per_player for z in self.zones)
+        return sum(not z.per_player and not z.per_piece for z in self.zones)
 
     @property
     def shared_counter_count(self) -> int:

@@ -104,7 +104,7 @@ class State:
         self.game = game
         self.n = players
         self.zone_base = game.shared_zone_count
-        per_player_zones = len(game.zones) - self.zone_base
+        per_player_zones = sum(z.per_player for z in game.zones)
         self.zones: list[list[int]] = [[] for _ in range(self.zone_base + per_player_zones * players)]
         # Zones of each piece (`per KIND`) come last, made as their pieces are created:
         # piece_zone[ordinal][piece] is the instance (None for pieces that carry none), and
@@ -460,7 +460,7 @@ class State:
 
     def zone_index(self, name: str, owner: int | None = None) -> int:
         for zone in self.game.zones:
-            if zone.name == name:
+            if zone.name == name and not zone.per_piece:
                 if zone.per_player:
                     return self.zone_base + zone.ordinal * self.n + (owner or 0)
                 return zone.ordinal
@@ -852,6 +852,15 @@ class State:
         if zone.shows is not None:
             column = self.game.attributes.index(zone.shows)
             text += f" ({zone.shows} {self.pieces.columns[column][piece]})"
+        for ordinal, table in enumerate(self.piece_zone):
+            carried = table[piece] if piece < len(table) else None
+            if carried is not None and self.zones[carried]:
+                carried_zone = self.zone_of(carried)[0]
+                if carried_zone.visibility == "public":
+                    what = self.describe_group(self.zones[carried])
+                else:
+                    what = f"{len(self.zones[carried])} hidden"
+                text += f" [{carried_zone.name}: {what}]"
         return text
 
     def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:

@@ -114,7 +114,7 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
         title += f" · {seat_label(state.player, seats)} to play"
     lines = [style.bold(title)]
 
-    shared = [z for z in game.zones if not z.per_player]
+    shared = [z for z in game.zones if not z.per_player and not z.per_piece]  # carried zones show on their piece
     shared_counters = [c for c in game.counters if not c.per_player]
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
     for zone in shared:

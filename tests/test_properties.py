@@ -245,6 +245,17 @@ def machine_for(path: Path, default_game) -> type[RuleBasedStateMachine]:
             assert self.state.check_invariants() == []
 
         @invariant()
+        def pieces_are_conserved(self):
+            """Every piece ever made is in exactly one zone, the one it records."""
+            state, seen = self.state, set()
+            for index, zone in enumerate(state.zones):
+                for piece in zone:
+                    assert piece not in seen, f"{state.pieces.names[piece]} is in two zones"
+                    assert state.where[piece] == index
+                    seen.add(piece)
+            assert len(seen) == len(state.where), "a piece is in no zone"
+
+        @invariant()
         def within_turn_limit(self):
             assert 0 <= self.state.turn_number <= self.game.turn_limit
 
