@@ -235,7 +235,8 @@ class Compiler(ExpressionCompiler):
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria,
             invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes),
-            limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None))
+            limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
+            limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
     def _compile_options(self) -> tuple[m.OptionDef, ...]:
         result = []
@@ -296,7 +297,7 @@ class Compiler(ExpressionCompiler):
     def _compile_zones(self) -> tuple[m.ZoneDef, ...]:
         shared = [z for z in self.zones.values() if not z.per_player and z.per_piece is None]
         per_player = [z for z in self.zones.values() if z.per_player]
-        per_piece = [z for z in self.zones.values() if z.per_piece is not None]
+        per_piece = [z for z in self.zones.values() if z.per_piece is not None and not z.per_player]
         result = []
         for group in (shared, per_player, per_piece):
             for ordinal, z in enumerate(group):
@@ -311,7 +312,7 @@ class Compiler(ExpressionCompiler):
         carriers = tuple(i for i, (name, decl) in enumerate(self.kinds.items())
                          if z.per_piece == name or (isinstance(decl, n.PieceDecl) and decl.category == z.per_piece))
         if not carriers:
-            self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of piece", z,
+            self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of component", z,
                        help=did_you_mean(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
             return ()
         if z.visibility == "owner only":
@@ -867,7 +868,10 @@ class _Code:
         once = self.compiler.new_once(stmt.once) if stmt.once is not None else None
         if once is not None:
             # A power already used is not offered at all: no decision to decline it.
-            self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: once not in st.used_once, end)
+            if chooser is None:
+                self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: st.once_open(once, st.player), end)
+            else:
+                self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: st.once_open(once, chooser(st, fr)), end)
         index = self.emit(m.OP_BRANCH, None)
         take = self.label()
         self.place(take)

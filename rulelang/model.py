@@ -210,6 +210,7 @@ class GameDef:
     move_triggers: tuple[TriggerDef, ...] = ()
     once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"
     limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
+    limited_kinds: frozenset[int] = frozenset()
 
     def option(self, name: str) -> Any:
         for option in self.options:

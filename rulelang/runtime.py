@@ -131,8 +131,11 @@ class State:
         self.tracing = True  # record the trace of events; bots' look-ahead copies turn it off
         self.winners: list[int] = []
         self.end_rule = -1
-        self.used_once: frozenset[int] = frozenset()  # `once per ...` branches chosen
-        self.fired: list[tuple] = []  # triggered rules waiting to run, in order
+        # `once per ...` branches chosen: (once id, seat), since each player has their own.
+        self.used_once: frozenset[tuple[int, int]] = frozenset()
+        # Triggered rules waiting to run, in order: (depth of the frame whose statement set
+        # them off, trigger index, the rule's frame slots). They run when that frame is on top.
+        self.fired: list[tuple] = []
         self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
         self._init_counters()
         main = game.procedures[game.main]
@@ -234,8 +237,6 @@ class State:
         elif pending[0] == "draw":
             if self._apply_draw(pending, action):
                 self.history.append(action)
-                if self.game.limits:
-                    self._check_limits()
                 return
             frame[1] += 1
         else:
@@ -256,7 +257,7 @@ class State:
                 label, target, once = value
                 frame[1] = target
                 if once is not None:
-                    self.used_once = self.used_once | {once}
+                    self.used_once = self.used_once | {(once, pending[3])}
                 if self.tracing:
                     self.events.append((rule, "choose", (pending[3], None, label, None)))
         self.history.append(action)
@@ -289,13 +290,19 @@ class State:
                     self.pending = None
                     self.fault = RuntimeFault(Diagnostic(
                         "R508", f"player {owner + 1} holds {len(pieces)} {kinds[kind_index].name} ({names}), "
-                        f"more than the limit of {limit}{where}"))
+                        f"more than the limit of {limit}{where}", kinds[kind_index].span,
+                        help="move the extra one away in a triggered rule: `when move to ZONE of players "
+                        "if count(moved_to) > N:`"))
                     raise self.fault
 
     def reset_once(self, scopes: tuple[str, ...]) -> None:
         """Open again the `once per ...` branches of these scopes (a new turn or round)."""
         once_scopes = self.game.once_scopes
-        self.used_once = frozenset(i for i in self.used_once if once_scopes[i] not in scopes)
+        self.used_once = frozenset(key for key in self.used_once if once_scopes[key[0]] not in scopes)
+
+    def once_open(self, once: int, seat: int) -> bool:
+        """Whether a `once per ...` branch is still open for this seat."""
+        return (once, seat) not in self.used_once
 
     def _apply_draw(self, pending: tuple, piece) -> bool:
         """Move the drawn piece; True when more pieces of the same `draw` are to come."""
@@ -473,7 +480,9 @@ class State:
             if not pieces:
                 return
         if self.game.limits and self.zone_of(to)[1] is not None:
-            self.limit_rule = rule
+            limited, kind_of = self.game.limited_kinds, self.pieces.kind
+            if any(kind_of[p] in limited for p in pieces):
+                self.limit_rule = rule
         origins = []
         zones, where = self.zones, self.where
         for p in pieces:
@@ -526,7 +535,7 @@ class State:
             frame = [matched, first_origin, to] + [None] * (procedures[trigger.procedure].slot_count - 3)
             if trigger.cond is not None and not trigger.cond(self, frame):
                 continue
-            self.fired.append((index, frame))
+            self.fired.append((len(self.frames) - 1, index, frame))
             if instead:
                 pieces = [p for p in pieces if p not in matched]
                 origins = [self.where[p] for p in pieces]
@@ -640,15 +649,20 @@ class State:
         fired = self.fired
         try:
             while True:
-                if fired:  # triggered rules run after the statement that set them off
-                    frame[1] = pc
-                    index, slots = fired.pop(0)
-                    trigger = self.game.move_triggers[index]
-                    if self.tracing:
-                        self.events.append((trigger.rule, "trigger", (slots[0], slots[1], slots[2], trigger.instead)))
-                    frame = [trigger.procedure, 0, slots, False]
-                    self.frames.append(frame)
-                    code, pc = procedures[trigger.procedure].code, 0
+                if fired:  # triggered rules run after the statement that set them off, each to its end
+                    depth = len(self.frames) - 1
+                    waiting = next((k for k, entry in enumerate(fired) if entry[0] == depth), -1)
+                    if waiting >= 0:
+                        frame[1] = pc
+                        _, index, slots = fired.pop(waiting)
+                        trigger = self.game.move_triggers[index]
+                        if self.tracing:
+                            labels = self.dynamic[0]
+                            self.events.append((trigger.rule, "trigger", (
+                                slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]])))
+                        frame = [trigger.procedure, 0, slots, False]
+                        self.frames.append(frame)
+                        code, pc = procedures[trigger.procedure].code, 0
                 steps += 1
                 if steps > limit:
                     frame[1] = pc
@@ -689,7 +703,8 @@ class State:
                     frame[1] = pc
                     options = a.fixed or [(label, target, once) for label, cond, target, once in a.branches
                                           if (cond is None or cond(self, slots))
-                                          and (once is None or once not in self.used_once)]
+                                          and (once is None or self.once_open(once, self.player if a.chooser is None
+                                                                              else a.chooser(self, slots)))]
                     if not options:
                         raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
                     chooser = self.player if a.chooser is None else a.chooser(self, slots)
@@ -749,6 +764,8 @@ class State:
                         while not self.frames[-1][3]:
                             self.frames.pop()
                     self.frames.pop()
+                    if fired:  # rules set off in the frames just left are not run
+                        fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
                     frame = self.frames[-1]
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
                 elif op == 10:  # OP_CHECK_END
@@ -783,6 +800,7 @@ class State:
 
     def _finish(self, rule: int) -> None:
         self.finished = True
+        self.fired.clear()
         self.pending = None
         self.end_rule = rule
         self.winners = self._winners()
@@ -886,9 +904,9 @@ class State:
                 what = f"{len(pieces)} piece(s)"
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
         elif kind == "trigger":
-            moved, source, to, instead = payload
+            moved, source, to, instead, labels = payload
             seen = self._sees(to, viewer) or self._sees(source, viewer)
-            what = self.describe_group(list(moved)) if seen else f"{len(moved)} piece(s)"
+            what = self.describe_group(list(moved), labels) if seen else f"{len(moved)} piece(s)"
             route = f"from {self.zone_name(source)} to {self.zone_name(to)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
         elif kind == "roll":
