@@ -175,7 +175,7 @@ def show_final(state: State, seats: list[str], terminal: tui.Terminal) -> None:
     terminal.say(tui.render_board(state, seats, humans[0] if len(humans) == 1 else None,
                                   terminal.style, terminal.width()))
     terminal.say()
-    terminal.say(terminal.style.good(tui.render_result(state, seats)))
+    terminal.say(terminal.style.good(tui.render_result(state, seats, terminal.width())))
 
 
 def replay_file(path: str, rules: str | None = None):
@@ -192,7 +192,7 @@ def replay_file(path: str, rules: str | None = None):
     header = log_data.header
     rules = rules or header["rules"]
     if header.get("rules_sha256") and gamelog.file_digest(rules) not in (None, header["rules_sha256"]):
-        err(f"warning: {rules} has changed since the log was written")
+        err(f"warning: {rules} (or a file it extends) has changed since the log was written")
     game, code = load_game(rules, header.get("options") or {})
     if game is None:
         return code
@@ -312,7 +312,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         game, code = load_game(args.file, {})
         if game is None:
             return code
-        print(explain.describe_game(game) if topic is None else explain.explain_name(game, topic))
+        tree = explain.RulesTree(args.file)
+        print(explain.describe_game(game, tree) if topic is None else explain.explain_name(game, topic, tree))
         return EXIT_OK
     except explain.UnknownTopic as unknown:
         err(f"error: {unknown.message}")

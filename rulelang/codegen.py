@@ -381,7 +381,7 @@ class ExpressionCompiler:
             zone = self.zone_defs[name]
             if zone.per_piece:
                 self.error("E202", f"`{name}` is a zone of each piece; say whose", node,
-                           help=f"write `{name} of` a piece, such as `{name} of top(stack of player)`")
+                           help=f"write `{name} of` a piece, such as `{name} of first(...)`")
                 raise CompileError
             if zone.per_player:
                 self.error("E202", f"`{name}` is a zone of each player; say whose", node,
@@ -498,7 +498,8 @@ class ExpressionCompiler:
             p = self.fresh("p")
             return Expr(f"[{table}[{p}] for {p} in {self.as_list(carrier)} if {table}[{p}] is not None]", "zones", True)
         self.error("E201", f"`{zone.name}` is a zone of each piece; `{zone.name} of ...` needs a piece, "
-                   f"not {a_kind(carrier.kind)}", node.right, help=f"write `{zone.name} of top(grill)` or similar")
+                   f"not {a_kind(carrier.kind)}", node.right,
+                   help=f"write `{zone.name} of` a piece, such as `{zone.name} of first(...)`")
         raise CompileError
 
     def _x_Filter(self, node, scope, slots):

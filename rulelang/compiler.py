@@ -146,11 +146,23 @@ class Compiler(ExpressionCompiler):
                        "`rule NAME:` then `when move to ZONE:` or `when do PROCEDURE:`")
             return
         when = events[0]
+        for other, _ in self.triggers:
+            if other.name == rule.name:
+                first = other.span
+                self.diagnostics.append(Diagnostic(
+                    "E102", f"a second rule named `{rule.name}`", rule.span,
+                    notes=(f"first rule `{rule.name}` is at {first.where()}",) if first else (),
+                    help=f"give each rule its own name; in a variant, write `replace rule {rule.name}:`"))
+                return
         if when.instead and when.event != "move":
             self.error("E301", "`instead` applies to a move, not to a procedure", when,
                        help="write `when move ... instead:`")
             return
         self.triggers.append((rule, when))
+
+    def player_zone_example(self) -> str:
+        """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
+        return next((z.name for z in self.zones.values() if z.per_player), "hand")
 
     def new_once(self, scope: str) -> int:
         """An id for a `once per SCOPE` branch: the state remembers the ids used."""
@@ -194,7 +206,7 @@ class Compiler(ExpressionCompiler):
             ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names)}
         # `when do P` rules run where P is done: before it returns or ends the turn.
         self.done_triggers: dict[str, list[int]] = {}
-        for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+        for (_, when), name in zip(self.triggers, trigger_names, strict=True):
             if when.event == "do":
                 if when.procedure not in self.procedures:
                     self.error("E101", f"unknown procedure `{when.procedure}`", when,
@@ -267,8 +279,9 @@ class Compiler(ExpressionCompiler):
         elif decl.count is not None:
             rows = rows * decl.count
         if decl.limit is not None and decl.limit < 1:
-            self.error("E303", f"`{decl.name}` has a limit of {decl.limit} per player", decl,
-                       help="a limit is at least 1; to keep players from holding any, do not move them there")
+            self.diagnostics.append(Diagnostic(
+                "E303", f"`{decl.name}` has a limit of {decl.limit} per player", decl.limit_span or decl.span,
+                help="a limit is at least 1; to keep players from holding any, do not move them there"))
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=tuple(index[g.name] for g in decl.generators))
 
@@ -314,7 +327,7 @@ class Compiler(ExpressionCompiler):
         if not carriers:
             self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of component", z,
                        help=did_you_mean(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
-            return ()
+            return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
         if z.visibility == "owner only":
             self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
                        help="use `public`, `hidden` or `top only`")
@@ -457,7 +470,7 @@ class Compiler(ExpressionCompiler):
         if e.kind in ("zones", "zonelist"):
             return e.code
         self.error("E201", f"a move's `from` and `to` need zones, not {a_kind(e.kind)}", node,
-                   help="for a player's zone write `stack of player`; join zones with `+`")
+                   help=f"for a player's zone write `{self.player_zone_example()} of player`; join zones with `+`")
         raise CompileError
 
     def _compile_trigger(self, rule_node: n.Rule, when: n.When, name: str) -> tuple[m.Procedure, m.TriggerDef | None]:
@@ -640,7 +653,7 @@ class _Code:
         to = self.code_of(stmt.to, scope)
         if to.kind != "zone":
             self.error("E201", f"`move ... to` needs a zone, not {a_kind(to.kind)}", stmt.to,
-                       help="for a player's zone write `stack of player`")
+                       help=f"for a player's zone write `{self.compiler.player_zone_example()} of player`")
             raise CompileError
         if what.kind not in ("piece", "pieces", "zone", "zones", "zonelist", "any"):
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)

@@ -30,11 +30,17 @@ class Change:
     label: str = ""  # the word shown for the kind: die, tile, card... for components
     old: Any = None
     new: Any = None
+    event: str = ""  # a triggered rule's event: ``when move from table to hand of player``
+    old_event: str = ""  # a replaced triggered rule's event before, when it changed
 
     def as_json(self) -> dict[str, Any]:
         data = {"change": self.change, "kind": self.kind, "name": self.name, "where": self.where}
         if self.change == "changed":
             data.update(old=self.old, new=self.new)
+        if self.event:
+            data["event"] = self.event
+        if self.old_event:
+            data["old_event"] = self.old_event
         return data
 
 
@@ -51,6 +57,41 @@ def load_merged(path: str) -> tuple[n.RulesFile | None, list[Diagnostic]]:
 def _where(node: n.Node) -> str:
     span = node.span
     return f"{span.path}:{span.line}" if span is not None else "?"
+
+
+def source_text(node: n.Node) -> str:
+    """The text a node was written as, on one line (``?`` for a node without a span)."""
+    span = node.span
+    if span is None:
+        return "?"
+    return " ".join(span.source.text[span.start:span.end].split())
+
+
+def trigger_of(rule: n.Rule) -> n.When | None:
+    """The ``when`` of a triggered rule (a rule at the top level holding one ``when``), or None."""
+    events = [stmt for stmt in rule.body if not isinstance(stmt, n.Doc)]
+    return events[0] if len(events) == 1 and isinstance(events[0], n.When) else None
+
+
+def event_text(when: n.When, condition: bool = False) -> str:
+    """A trigger's event as written: ``when move from table to hand of player``,
+    ``when do score_round``; with ``condition``, its ``if ...`` too. ``instead`` is kept."""
+    if when.event == "do":
+        text = f"when do {when.procedure}"
+    else:
+        text = "when move"
+        if when.source is not None:
+            text += f" from {source_text(when.source)}"
+        if when.to is not None:
+            text += f" to {source_text(when.to)}"
+    if condition and when.cond is not None:
+        text += f" if {source_text(when.cond)}"
+    return text + " instead" if when.instead else text
+
+
+def _event(node: n.Node) -> str:
+    when = trigger_of(node) if isinstance(node, n.Rule) else None
+    return event_text(when) if when is not None else ""
 
 
 def _without_rules(value: Any) -> Any:
@@ -97,6 +138,8 @@ def named_items(tree: n.RulesFile) -> dict[tuple[str, str], n.Node]:
             found.setdefault((kind, item.name), item)
         if isinstance(item, (n.Section, n.ProcedureDecl)):
             _rules(item.body, rules)
+        elif isinstance(item, n.Rule):  # a triggered rule, and the rules nested in its `when`
+            _rules((item,), rules)
     found.update({("rule", name): rule for name, rule in rules.items()})
     return found
 
@@ -126,15 +169,19 @@ def compare(base: n.RulesFile, variant: n.RulesFile) -> list[Change]:
         kind, name = key
         old = old_items.get(key)
         if old is None:
-            found.append(Change("added", kind, name, _where(node), _label(kind, node)))
+            found.append(Change("added", kind, name, _where(node), _label(kind, node),
+                                event=_event(node)))
         elif isinstance(node, n.OptionDecl) and node.default != old.default:
             found.append(Change("changed", kind, name, _where(node), "option",
                                 old.default, node.default))
         elif _without_rules(node) != _without_rules(old):
-            found.append(Change("replaced", kind, name, _where(node), _label(kind, node)))
+            event, old_event = _event(node), _event(old)
+            found.append(Change("replaced", kind, name, _where(node), _label(kind, node),
+                                event=event, old_event=old_event if old_event != event else ""))
     for key, node in old_items.items():
         if key not in new_items:
-            found.append(Change("removed", key[0], key[1], _where(node), _label(key[0], node)))
+            found.append(Change("removed", key[0], key[1], _where(node), _label(key[0], node),
+                                event=_event(node)))
     return changes + sorted(found, key=lambda c: KINDS.index(c.kind))
 
 
@@ -150,6 +197,7 @@ def _value(value: Any) -> str:
 
 
 def format_text(base: str, variant: str, changes: list[Change]) -> str:
+    """One line a change: what changed, its file:line, and a triggered rule's event."""
     rows = []
     for c in changes:
         if c.kind == "game":
@@ -159,10 +207,15 @@ def format_text(base: str, variant: str, changes: list[Change]) -> str:
             left = f"option {c.name}: {_value(c.old)} -> {_value(c.new)}"
         else:
             left = f"{c.change} {c.label} {c.name}"
-        rows.append((left, c.where))
-    width = max((len(left) for left, _ in rows), default=0)
+        event = c.event
+        if c.old_event:
+            event = f"{event or 'not triggered'} (was: {c.old_event})"
+        rows.append((left, c.where, event))
+    width = max((len(left) for left, _, _ in rows), default=0)
+    where_width = max((len(where) for _, where, event in rows if event), default=0)
     lines = [f"{base} -> {variant}"]
-    lines += [f"  {left.ljust(width)}   {where}" for left, where in rows] or ["  no changes"]
+    lines += [f"  {left.ljust(width)}   {where.ljust(where_width)}   {event}".rstrip()
+              for left, where, event in rows] or ["  no changes"]
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from . import nodes as n
 from .diagnostics import CODES, did_you_mean
 from .model import GameDef
 
@@ -76,16 +77,138 @@ def rule_role(game: GameDef, index: int) -> str:
     return "rule"
 
 
-def explain_name(game: GameDef, topic: str) -> str:
-    """A rule (with its doc and source), option, zone or component of the game, by name."""
+class RulesTree:
+    """The syntax of a rules file, for what the compiled game does not keep: the events of
+    triggered rules, whole descriptions, and what a variant did to its base."""
+
+    def __init__(self, path: str):
+        from .diff import named_items
+        from .pipeline import parse_file
+        from .variants import resolve
+        self.path = path
+        tree, _ = parse_file(path)
+        self.own: tuple = tree.items if tree is not None else ()  # the file's items, unmerged
+        merged, _ = resolve(tree, parse_file) if tree is not None else (None, [])
+        self.rules: dict[str, n.Rule] = {}
+        self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
+        if merged is not None:
+            self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
+            from .variants import rule_names
+            for item in merged.items:
+                if isinstance(item, n.Rule):
+                    for name in rule_names((item,)):
+                        self.triggered_by.setdefault(name, item)
+        extends = next((i for i in self.own if isinstance(i, n.Extends)), None)
+        self.base_path = str(Path(path).parent / extends.path) if extends is not None else None
+        self._base: RulesTree | None = None
+
+    def base(self) -> RulesTree | None:
+        """The base game's tree, for a variant."""
+        if self.base_path is not None and self._base is None:
+            self._base = RulesTree(self.base_path)
+        return self._base
+
+    def event(self, name: str) -> str:
+        """A triggered rule's event, short: ``when move from table to hand of player``."""
+        from .diff import event_text, trigger_of
+        rule = self.rules.get(name)
+        when = trigger_of(rule) if rule is not None and self.triggered_by.get(name) is rule else None
+        return event_text(when) if when is not None else ""
+
+
+def _doc_lines(body: tuple) -> list[str]:
+    lines = []
+    for stmt in body:
+        if not isinstance(stmt, n.Doc):
+            break
+        lines.append(stmt.text)
+    return lines
+
+
+def _wrap(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, 96, break_on_hyphens=False))
+
+
+def _trigger_lines(tree: RulesTree, name: str) -> list[str]:
+    """What sets a triggered rule off: its event, condition and `instead`; for a rule nested in
+    a triggered rule, which one."""
+    from .diff import source_text, trigger_of
+    holder = tree.triggered_by.get(name)
+    when = trigger_of(holder) if holder is not None else None
+    if when is None:
+        return []
+    lines = [] if holder.name == name else [f"  part of triggered rule `{holder.name}`"]
+    if when.event == "do":
+        lines.append(f"  when:    procedure `{when.procedure}` is done (at its end, or at its `end turn`)")
+    else:
+        lines.append("  when:    a move" + (f" from {source_text(when.source)}" if when.source else "")
+                     + (f" to {source_text(when.to)}" if when.to else ""))
+    if when.cond is not None:
+        lines.append(f"  if:      {source_text(when.cond)}")
+    if when.instead:
+        lines.append("  instead: the pieces it matches do not move; the rule runs in place of the move")
+    return lines
+
+
+def _variant_lines(tree: RulesTree, name: str) -> tuple[list[str], str]:
+    """What a variant file did to a rule (added, replaced, or the rules it holds changed), and
+    the replaced base rule's source."""
+    from .variants import rule_names
+    base = tree.base()
+    if base is None:
+        return [], ""
+    for item in tree.own:
+        if isinstance(item, n.ReplaceRule) and item.name == name:
+            old = base.rules.get(name)
+            if old is None or old.span is None:
+                return [f"  replaces the base game's rule `{name}`"], ""
+            return ([f"  replaces the base game's rule, {old.span.path}:{old.span.line} (below)"],
+                    rule_source(old.span.path, old.span.line))
+        if isinstance(item, n.AddRule) and item.name == name:
+            anchor = tree.rules.get(item.anchor)
+            at = f" ({anchor.span.path}:{anchor.span.line})" if anchor is not None and anchor.span else ""
+            return [f"  added by this variant, {item.place} rule `{item.anchor}`{at}"], ""
+    old, rule = base.rules.get(name), tree.rules.get(name)
+    if old is None:
+        return ["  added by this variant"], ""
+    if rule is None or rule == old:
+        return [f"  from the base game {base.path}, unchanged"], ""
+    inside = set(rule_names(rule.body)) | set(rule_names(old.body))
+    changed = []
+    for item in tree.own:
+        verb = {n.ReplaceRule: "replaces", n.RemoveRule: "removes", n.AddRule: "adds"}.get(type(item))
+        if verb is not None and item.name in inside:
+            changed.append(f"{verb} `{item.name}`")
+    what = " and ".join([", ".join(changed[:-1]), changed[-1]] if len(changed) > 1 else changed)
+    text = f"from the base game {base.path}; this variant {what or 'changes it'}" + \
+        (" inside it" if what else "") + " (the source below is the base's)"
+    return textwrap.wrap(text, 96, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False), ""
+
+
+def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> str:
+    """A rule (with its doc and source), option, zone or component of the game, by name. With
+    the file's syntax ``tree``, a triggered rule shows its event and condition, and a variant's
+    rule what the variant did to it."""
     for index, rule in enumerate(game.rules):
         if rule.name == topic:
-            parts = [f"{rule_role(game, index)} `{rule.name}`  {rule.where()}"]
-            if rule.doc:
-                parts.append(f"\n{rule.doc}")
+            role = rule_role(game, index)
+            node = tree.rules.get(rule.name) if tree is not None and role != "invariant" else None
+            if node is not None and tree.triggered_by.get(rule.name) is node:
+                role = "triggered rule"
+            parts = [f"{role} `{rule.name}`  {rule.where()}"]
+            replaced = ""
+            if tree is not None and node is not None:
+                parts.extend(_trigger_lines(tree, rule.name))
+                variant, replaced = _variant_lines(tree, rule.name)
+                parts.extend(variant)
+            doc = " ".join(_doc_lines(node.body)) if node is not None else rule.doc
+            if doc:
+                parts.append(f"\n{_wrap(doc)}")
             source = rule_source(rule.path, rule.line)
             if source:
                 parts.append(f"\n{source}")
+            if replaced:
+                parts.append(f"\nthe base game's rule, replaced:\n{replaced}")
             return "\n".join(parts)
     for option in game.options:
         if option.name == topic:
@@ -93,7 +216,7 @@ def explain_name(game: GameDef, topic: str) -> str:
             return f"{text}\n\n{option.doc}" if option.doc else text
     for zone in game.zones:
         if zone.name == topic:
-            return f"zone `{zone.name}`: {zone_summary(zone)}"
+            return f"zone `{zone.name}`: {zone_summary(zone, game)}"
     for kind in game.kinds:
         if kind.name == topic:
             return f"{kind.category} `{kind.name}`: {kind_summary(kind)}"
@@ -103,7 +226,10 @@ def explain_name(game: GameDef, topic: str) -> str:
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 
 
-def zone_summary(zone) -> str:
+def zone_summary(zone, game: GameDef | None = None) -> str:
+    if zone.per_piece:
+        kinds = [game.kinds[k].name for k in zone.carried_by] if game is not None else []
+        return f"{zone.kind} on each {' or '.join(kinds) or 'piece'}, {zone.visibility}"
     owner = "per player" if zone.per_player else "shared"
     return f"{owner} {zone.kind}, {zone.visibility}"
 
@@ -111,15 +237,16 @@ def zone_summary(zone) -> str:
 def kind_summary(kind) -> str:
     if kind.is_die:
         return "faces " + ", ".join(str(f) for f in kind.face_labels)
-    return f"{len(kind.pieces)} pieces" if kind.pieces else "made by count"
+    text = f"{len(kind.pieces)} pieces" if kind.pieces else "made by count"
+    return text + (f", limit {kind.limit} per player" if kind.limit is not None else "")
 
 
-def describe_game(game: GameDef) -> str:
+def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     """Everything a designer looks up: options, components, zones, counters and rules with
-    file:line."""
+    file:line (and, with the syntax ``tree``, the event of each triggered rule)."""
     lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players)"]
     if game.doc:
-        lines.append(game.doc)
+        lines.append(_wrap(game.doc))
     lines.append("\noptions:")
     for o in game.options:
         lines.append(f"  {o.name} = {value_text(o.default)}")
@@ -129,7 +256,7 @@ def describe_game(game: GameDef) -> str:
     lines.append("\ncomponents:")
     lines.extend(f"  {k.category} {k.name}: {kind_summary(k)}" for k in game.kinds)
     lines.append("\nzones:")
-    lines.extend(f"  {z.name}: {zone_summary(z)}" for z in game.zones)
+    lines.extend(f"  {z.name}: {zone_summary(z, game)}" for z in game.zones)
     lines.append("\ncounters:")
     lines.extend(f"  {c.name}: {'per player' if c.per_player else 'shared'}" for c in game.counters)
     if not game.counters:
@@ -140,4 +267,7 @@ def describe_game(game: GameDef) -> str:
         role = rule_role(game, index)
         tag = "" if role == "rule" else f"  ({role})"
         lines.append(f"  {r.name:<{width}}  {r.where()}{tag}")
+        event = tree.event(r.name) if tree is not None and role == "rule" else ""
+        if event:  # a triggered rule: its event below it, as an option's description
+            lines.append(f"      {event}")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -119,12 +120,24 @@ def default_log_path(rules: str, directory: str | Path = "logs") -> Path:
     return path
 
 
-def file_digest(path: str | Path) -> str | None:
-    """The SHA-256 of a rules file, to tell later whether it changed since the log was made."""
+_EXTENDS = re.compile(rb'^extends[ \t]+"([^"]*)"', re.M)
+
+
+def file_digest(path: str | Path, _seen: tuple[str, ...] = ()) -> str | None:
+    """The SHA-256 of a rules file, to tell later whether it changed since the log was made.
+    A variant's digest covers the files it extends too (a file that extends none keeps the
+    plain SHA-256 of its bytes)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        data = Path(path).read_bytes()
     except OSError:
         return None
+    digest = hashlib.sha256(data)
+    extends = _EXTENDS.search(data)
+    resolved = str(Path(path).resolve())
+    if extends is not None and resolved not in _seen:
+        base = Path(path).parent / extends.group(1).decode("utf-8", "replace")
+        digest.update(b"\0extends\0" + (file_digest(base, _seen + (resolved,)) or "").encode())
+    return digest.hexdigest()
 
 
 def _write(out: IO[str], record: dict) -> None:

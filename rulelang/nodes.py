@@ -417,6 +417,7 @@ class PieceDecl(Node):
     count: int | None = None
     attrs: tuple[AttrDecl, ...] = ()
     limit: int | None = None  # `limit N per player`: no player holds more than N of them
+    limit_span: Span | None = _span()
 
 
 @attrs.frozen

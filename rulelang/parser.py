@@ -298,7 +298,7 @@ class AstBuilder(Transformer):
         return ("players", int(children[0]), int(children[1]))
 
     def turn_limit_item(self, meta, children):
-        return ("limit", int(children[0]))
+        return ("limit", int(children[0]), self._span(meta))
 
     def doc_item(self, meta, children):
         return ("doc", _unquote(children[0]))
@@ -348,18 +348,18 @@ class AstBuilder(Transformer):
         category, name, *items = children
         generators: list[n.Generator] = []
         attrs_: list[n.AttrDecl] = []
-        count = limit = None
+        count = limit = limit_span = None
         for item in items:
             if isinstance(item, n.AttrDecl):
                 attrs_.append(item)
             elif isinstance(item, int):
                 count = item
             elif isinstance(item, tuple) and item[0] == "limit":
-                limit = item[1]
+                limit, limit_span = item[1], item[2]
             else:
                 generators.extend(item)
         return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_), limit,
-                           span=self._span(meta))
+                           span=self._span(meta), limit_span=limit_span)
 
     def piece_category(self, meta, children):
         return str(children[0])
@@ -374,7 +374,7 @@ class AstBuilder(Transformer):
         return int(children[0])
 
     def limit_item(self, meta, children):
-        return ("limit", int(children[0]))
+        return ("limit", int(children[0]), self._span(meta))
 
     def value_list(self, meta, children):
         values: list = []

@@ -258,8 +258,9 @@ class State:
                 frame[1] = target
                 if once is not None:
                     self.used_once = self.used_once | {(once, pending[3])}
-                if self.tracing:
-                    self.events.append((rule, "choose", (pending[3], None, label, None)))
+                if self.tracing:  # a prompt the rules wrote says what was chosen about (`may`)
+                    prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
+                    self.events.append((rule, "choose", (pending[3], prompt, label, None)))
         self.history.append(action)
         self.pending = None
         try:
@@ -870,7 +871,7 @@ class State:
         if zone.shows is not None:
             column = self.game.attributes.index(zone.shows)
             text += f" ({zone.shows} {self.pieces.columns[column][piece]})"
-        for ordinal, table in enumerate(self.piece_zone):
+        for table in self.piece_zone:
             carried = table[piece] if piece < len(table) else None
             if carried is not None and self.zones[carried]:
                 carried_zone = self.zone_of(carried)[0]

@@ -117,15 +117,18 @@ class Stats:
 
 
 def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
-    """Mean win share and its 95% confidence interval (normal approximation; shared wins count
-    fractionally, so the sample variance is used rather than p(1-p))."""
+    """Mean win share and its 95% confidence interval: the Wilson score interval, which stays
+    meaningful when a seat wins every game or none (the normal approximation shrinks to a point
+    there). Shared wins count fractionally; p(1-p) bounds their variance, so the interval is
+    at worst a little wide."""
     n = len(returns)
     if n == 0:
-        return 0.0, (0.0, 0.0)
+        return 0.0, (0.0, 1.0)
     mean = sum(returns) / n
-    variance = sum((r - mean) ** 2 for r in returns) / (n - 1) if n > 1 else 0.0
-    half = 1.96 * math.sqrt(variance / n)
-    return mean, (max(0.0, mean - half), min(1.0, mean + half))
+    z2 = 1.96 ** 2
+    centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
+    half = 1.96 * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return mean, (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def format_report(r: dict) -> str:

@@ -7,6 +7,7 @@ CI log. Colour is used only on a terminal (and never with NO_COLOR set).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -55,9 +56,12 @@ def seat_label(seat: int, seats: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------- the board
-def compact_items(items: list[str], kind_names: list[str], pool: bool = False) -> str:
+def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
+                  implied: str | None = None) -> str:
     """Pieces as the observation names them (``tile 21``, ``die showing 4``),
-    grouped by kind: ``domino 21 22 23``. Pools (unordered zones) are sorted."""
+    grouped by kind: ``card 21 22 23``. Pools (unordered zones) are sorted. The ``implied``
+    kind (one the zone's name already says, as `coins` says `coin`) is left unnamed:
+    its labels alone, or how many there are."""
     if not items:
         return "—"
     groups: dict[str, list[str]] = {}
@@ -70,11 +74,19 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False) -
     for kind, labels in groups.items():
         if pool:
             labels.sort(key=_label_key)
-        if not any(labels):
+        if kind == implied:
+            parts.append(" ".join(labels) if all(labels) else str(len(labels)))
+        elif not any(labels):
             parts.append(kind if len(labels) == 1 else f"{len(labels)} x {kind}")
         else:
             parts.append(kind + " " + " ".join(label or "?" for label in labels))
     return " · ".join(parts)
+
+
+def implied_kind(zone_name: str, kind_names: list[str]) -> str | None:
+    """The kind a zone's name already says: a zone named as the kind or its plural
+    (`coins` holding `coin`)."""
+    return next((k for k in kind_names if zone_name in (k, k + "s", k + "es")), None)
 
 
 def _label_key(label: str) -> tuple:
@@ -82,15 +94,15 @@ def _label_key(label: str) -> tuple:
     return (0, int(label), "") if number.isdigit() else (1, 0, label)
 
 
-def zone_text(seen: Any, kind_names: list[str], pool: bool = False) -> str:
+def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None) -> str:
     """One zone of an observation: its pieces, or what is known of a hidden zone."""
     if isinstance(seen, list):
-        return compact_items(seen, kind_names, pool)
+        return compact_items(seen, kind_names, pool, implied)
     count = seen.get("count", 0)
     if "top" in seen:
         if not count:
             return "—"
-        top = compact_items([seen["top"]], kind_names)
+        top = compact_items([seen["top"]], kind_names, implied=implied)
         return f"top {top} ({count})"
     return f"{count} hidden" if count else "—"
 
@@ -118,8 +130,8 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
     shared_counters = [c for c in game.counters if not c.per_player]
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
     for zone in shared:
-        text = zone_text(seen["zones"][zone.name], kinds, zone.kind == "pool")
-        lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width))
+        text = zone_text(seen["zones"][zone.name], kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
+        lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
         lines.append(f"  {counter.name:<{name_width}}  {_value_text(seen['counters'][counter.name])}")
 
@@ -131,8 +143,8 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
     scores = state.scores()
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}"]
-        row += [zone_text(seen["zones"][f"{z.name} of player {p + 1}"], kinds, z.kind == "pool")
-                for z in zones]
+        row += [zone_text(seen["zones"][f"{z.name} of player {p + 1}"], kinds, z.kind == "pool",
+                          implied_kind(z.name, kinds)) for z in zones]
         row += [_value_text(seen["counters"][f"{c.name} of player {p + 1}"]) for c in counters]
         row += [_value_text(v) for v in scores[p]]
         rows.append(row)
@@ -141,7 +153,15 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
     if state.is_terminal():
         marks = ["* " if p in state.winners else "  " for p in range(state.n)]
     lines.append("")
-    lines.extend(render_table(header, rows, marks, style))
+    table = render_table(header, rows, marks, Style(False))
+    if max(len(line) for line in table) <= width:
+        lines.extend(render_table(header, rows, marks, style))
+    else:  # too wide for a table: one block a player, `column value` pairs wrapped
+        seat_width = max(len(row[0]) for row in rows)
+        for mark, row in zip(marks, rows, strict=True):
+            pairs = [_atomic(f"{name} {value}") for name, value in zip(header[1:], row[1:], strict=True)]
+            block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
+            lines.extend(style.accent(line) if mark.strip() else line for line in block)
     return "\n".join(lines)
 
 
@@ -155,9 +175,25 @@ def render_table(header: list[str], rows: list[list[str]], marks: list[str], sty
     return out
 
 
-def _wrapped(prefix: str, text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width=max(width, len(prefix) + 20), initial_indent=prefix,
-                         subsequent_indent=" " * len(prefix), break_on_hyphens=False) or [prefix]
+_GLUE = "\x00"  # stands for a space that a line is never broken at
+_BRACKETED = re.compile(r" ?\[[^\]]*\]")
+
+
+def _atomic(text: str) -> str:
+    return text.replace(" ", _GLUE)
+
+
+def _wrapped(prefix: str, text: str, width: int, kind_names: list[str] | tuple = ()) -> list[str]:
+    """Text wrapped after a prefix, never inside ``[...]`` (what a piece carries, kept with
+    the piece: ``25 [on: token star]``), nor between a kind's name and its first
+    piece (``card 21``)."""
+    text = _BRACKETED.sub(lambda m: _atomic(m.group()), text)
+    for kind in kind_names:
+        text = re.sub(rf"(^|· ){re.escape(kind)} ", lambda m: m.group()[:-1] + _GLUE, text)
+    lines = textwrap.wrap(text, width=max(width, len(prefix) + 20), initial_indent=prefix,
+                          subsequent_indent=" " * len(prefix), break_on_hyphens=False,
+                          break_long_words=False) or [prefix]
+    return [line.replace(_GLUE, " ") for line in lines]
 
 
 # ---------------------------------------------------------------------- the trace
@@ -172,10 +208,11 @@ def short_path(path: str) -> str:
 
 
 def render_events(state: State, start: int, seats: list[str], style: Style,
-                  viewer: int | None | str = "all") -> list[str]:
+                  viewer: int | None | str = "all", width: int | None = None) -> list[str]:
     """The trace from event ``start`` on, as ``viewer`` may see it (a seat, None for a spectator,
     "all"): turns and rounds as headings, every other event with the rule (and file:line) that
-    caused it, dimmed."""
+    caused it, dimmed. With a ``width``, a longer event is wrapped, its rule on the last line
+    (or a line of its own)."""
     events = state.events[start:]
     # Events do not carry their turn's number: count back from the state's.
     turn = state.turn_number - sum(1 for e in events if e[1] == "turn")
@@ -198,9 +235,17 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
         if comma and colon and path in paths:
             rule = f"{name}, {paths[path]}:{number}"
         body = f"  {text:<46}" if rule else f"  {text}"
+        tag = f"[{rule}" if rule else ""
+        if width is not None and len(body.rstrip()) + 2 + len(tag) > width:
+            *first, last = textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ",
+                                         break_on_hyphens=False) or [""]
+            if tag and len(last) + 2 + len(tag) > width:  # the rule on a line of its own
+                first, last = first + [last], " " * max(2, min(48, width - len(tag) - 2))
+            out.extend(style.bold(line) if kind == "choose" else line for line in first)
+            body = last
         if kind == "choose":
             body = style.bold(body)
-        out.append((body + "  " + style.dim("[" + rule)).rstrip() if rule else body.rstrip())
+        out.append((body + "  " + style.dim(tag)).rstrip() if tag else body.rstrip())
     return out
 
 
@@ -256,7 +301,10 @@ class Terminal:
         None when the player quits (q, or end of input)."""
         texts = menu_texts(state)
         seat = state.current_player()
-        self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:"))
+        prompt = state.prompt()
+        # Labelled branches (and `may`) do not repeat their prompt in each option: say it once.
+        about = "" if prompt == "choose" or all(t.startswith(prompt + ": ") for t in texts) else f" {prompt}?"
+        self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:{about}"))
         for i, text in enumerate(texts, start=1):
             self.say(f"  {i:>2}  {text}")
         while True:
@@ -325,7 +373,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
 
     def flush_trace() -> None:
         nonlocal shown
-        for line in render_events(state, shown, seats, style, viewer()):
+        for line in render_events(state, shown, seats, style, viewer(), terminal.width()):
             terminal.say(line)
         shown = len(state.events)
 
@@ -362,8 +410,8 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
     return True
 
 
-def render_result(state: State, seats: list[str]) -> str:
-    """Who won, and by which rule the game ended."""
+def render_result(state: State, seats: list[str], width: int | None = None) -> str:
+    """Who won, and by which rule the game ended (on a second line if too long for ``width``)."""
     game = state.game
     names = [seat_label(p, seats) for p in state.winners]
     if not names:
@@ -374,5 +422,6 @@ def render_result(state: State, seats: list[str]) -> str:
         verdict = "shared win: " + ", ".join(names)
     if state.end_rule >= 0:
         rule = game.rules[state.end_rule]
-        verdict += f"  (the game ended by rule `{rule.name}`, {short_path(rule.path)}:{rule.line})"
+        why = f"(the game ended by rule `{rule.name}`, {short_path(rule.path)}:{rule.line})"
+        verdict += f"\n  {why}" if width is not None and len(verdict) + 2 + len(why) > width else f"  {why}"
     return verdict

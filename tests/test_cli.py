@@ -241,6 +241,105 @@ def test_explain_file_lists_the_counters(capsys):
     assert "\ncounters:\n  turn_total: shared\n  score: per player\n\nrules:" in out
 
 
+# ---------------------------------------------------------------------- triggered rules, limits
+ENGINE_GAMES = sorted(str(p) for p in (ROOT / "tests" / "scenarios" / "engine").glob("*.rules"))
+DIAGNOSTICS = ROOT / "tests" / "diagnostics"
+
+
+def test_lint_files_with_triggered_rules_carried_zones_and_limits(capsys):
+    files = [str(ROOT / "games" / "extrawurm.rules"), str(DIAGNOSTICS / "trigger_clean.rules"), *ENGINE_GAMES]
+    assert cli.main(["lint", *files]) == 0
+    assert "0 errors, 0 warnings" in capsys.readouterr().err
+
+
+def test_lint_a_variant_of_a_missing_triggered_rule(capsys, monkeypatch):
+    monkeypatch.chdir(DIAGNOSTICS)
+    assert cli.main(["lint", "--format", "json", "variant_unknown_trigger.rules"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(d["code"], d["line"]) for d in data] == [("E105", 4), ("E105", 8)]
+    assert "`six_scores`" in data[0]["help"] and "`bust_costs`" in data[1]["help"]
+
+
+def test_explain_r508(capsys):
+    assert cli.main(["explain", "R508"]) == 0
+    out = capsys.readouterr().out
+    assert "limit-broken" in out and "limit N per player" in out and "triggered rule" in out
+
+
+def test_explain_a_triggered_rule(capsys):
+    extrawurm = str(ROOT / "games" / "extrawurm.rules")
+    assert cli.main(["explain", "specialist_lost", "--file", extrawurm]) == 0
+    out = capsys.readouterr().out
+    assert "rule `specialist_lost`" in out and "when do fail_turn:" in out
+
+
+def test_explain_file_lists_limits(capsys):
+    assert cli.main(["explain", "--file", str(DIAGNOSTICS / "trigger_clean.rules")]) == 0
+    assert "limit 1 per player" in capsys.readouterr().out
+
+
+EXTRAWURM = str(ROOT / "games" / "extrawurm.rules")
+
+
+def line_of(path: str, text: str) -> int:
+    return next(i for i, line in enumerate(Path(path).read_text().splitlines(), start=1) if text in line)
+
+
+def test_explain_triggered_rule_shows_event_condition_and_description(capsys):
+    assert cli.main(["explain", "hen_keeps_tile", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"triggered rule `hen_keeps_tile`  {EXTRAWURM}:{line_of(EXTRAWURM, 'rule hen_keeps_tile:')}"
+    assert "  when:    a move from stack of player to grill" in lines
+    assert '  if:      holds(player, "sitting_hen")' in lines
+    assert any(line.startswith("  instead: ") for line in lines)
+    assert "  added by this variant" in lines
+    # every line of the description, not only the first
+    description = " ".join(out.split("\n\n")[1].split())
+    assert description.startswith("On a failed turn the sitting hen's holder loses the hen")
+    assert "READING: a holder with no tile fails as usual." in description
+    assert "when move from stack of player to grill if" in out  # the source
+
+
+def test_explain_when_do_rule(capsys):
+    assert cli.main(["explain", "specialist_lost", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("triggered rule `specialist_lost`")
+    assert "  when:    procedure `fail_turn` is done" in out
+
+
+def test_explain_rules_a_variant_adds_and_replaces(capsys):
+    assert cli.main(["explain", "weasel", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"rule `weasel`  {EXTRAWURM}:{line_of(EXTRAWURM, 'add rule weasel')}")
+    assert f"added by this variant, after rule `roll_dice` ({PICKOMINO}:44)" in out
+    assert 'may "throw again (weasel)" once per turn:' in out
+
+    assert cli.main(["explain", "next_lower_tile", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    assert f"replaces the base game's rule, {PICKOMINO}:64" in out
+    new, _, old = out.partition("the base game's rule, replaced:")
+    assert "exact_only != true" in new and "exact_only" not in old
+    assert "offered = offered + highest(grill where number < total)" in old
+
+    assert cli.main(["explain", "take_tile", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    assert "this variant replaces `next_lower_tile` and adds `small_tiles_stay` inside it" in " ".join(out.split())
+
+    assert cli.main(["explain", "gather_dice", "--file", EXTRAWURM]) == 0
+    assert f"from the base game {PICKOMINO}, unchanged" in capsys.readouterr().out
+
+
+def test_explain_file_lists_triggers_and_carried_zones(capsys):
+    assert cli.main(["explain", "--file", EXTRAWURM]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.lstrip().startswith("specialist_comes_with_tile "))
+    assert lines[row + 1] == "      when move from grill to stack of player"
+    assert "  perch: set on each domino or small_domino, public" in lines
+    assert "  token specialist: 5 pieces, limit 1 per player" in lines
+
+
 # ---------------------------------------------------------------------- simulate
 def test_simulate_prints_win_shares(capsys):
     assert cli.main(["simulate", PICKOMINO, "--games", "20", "--seed", "1"]) == 0
@@ -328,3 +427,117 @@ def test_a_card_game_with_draws_replays_and_resumes(tmp_path, capsys):
     assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
     assert truncated.read_text().splitlines() == lines
     capsys.readouterr()
+
+
+# ---------------------------------------------------------------------- Extrawurm at the terminal
+def extrawurm_holding_the_weasel():
+    """Extrawurm for 3, after player 1 took tile 25 (and so the weasel) with five worms."""
+    from rulelang import load
+    state = load(EXTRAWURM).new_initial_state(3)
+
+    def pick(text: str) -> None:
+        state.apply_action(state.legal_actions()[tui.menu_texts(state).index(text)])
+
+    state.apply_action(state.outcome_from_labels(["worm"] * 5 + [1, 2, 3]))
+    pick("set aside: worm")
+    pick("stop")
+    pick("take: domino 25 from grill")
+    return state
+
+
+def test_extrawurm_board_shows_what_tiles_carry_and_players_hold():
+    from rulelang import load
+    state = load(EXTRAWURM).new_initial_state(3)
+    board = tui.render_board(state, ["you", "random", "random"], 0, tui.Style(False), 100)
+    lines = board.splitlines()
+    assert all(len(line) <= 100 for line in lines), board
+    for tile, role in (("11", "canned_worm"), ("21", "sitting_hen"), ("25", "weasel"), ("27", "golden_die")):
+        assert any(f"{tile} [perch: specialist {role}]" in line for line in lines), board  # never split
+    assert "  supply      7 x bratwurm" in lines
+    assert lines[-4].split() == ["player", "stack", "specialists", "bratwurms", "most_worms", "highest_tile"]
+
+    state = extrawurm_holding_the_weasel()
+    board = tui.render_board(state, ["you", "random", "random"], 0, tui.Style(False), 100)
+    assert "[perch: specialist weasel]" not in board
+    row = next(line for line in board.splitlines() if line.startswith("  1 you"))
+    assert row.split()[2:8] == ["top", "domino", "25", "(1)", "weasel", "—"]
+
+
+def test_extrawurm_board_narrower_than_the_table():
+    state = extrawurm_holding_the_weasel()
+    board = tui.render_board(state, ["you", "random", "random"], 0, tui.Style(False), 72)
+    assert all(len(line) <= 72 for line in board.splitlines()), board
+    assert "specialists weasel" in board and "most_worms 2" in board
+
+
+def test_the_weasel_is_offered_to_a_human_as_a_move():
+    state = extrawurm_holding_the_weasel()
+    answers: list[str] = []
+
+    def read(prompt: str) -> str:
+        if "throw again (weasel)" in tui.menu_texts(state):
+            answers.append("throw")
+            return "throw"
+        return "q" if answers else "1"
+
+    out = io.StringIO()
+    assert tui.play(state, ["you", "random", "random"], 7, tui.Terminal(out=out, read=read, colour=False)) is False
+    text = out.getvalue()
+    assert answers == ["throw"]
+    assert "player 1 (you), your choice: throw again (weasel)?\n   1  throw again (weasel)\n   2  decline\n" in text
+    assert "player 1 chooses throw again (weasel)" in text
+    assert text.count("   1  throw again (weasel)") == 1  # once per turn
+
+
+def test_extrawurm_bots_game_logs_replays_and_resumes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    log = tmp_path / "extrawurm.jsonl"
+    assert cli.main(["run", EXTRAWURM, "--seats", "random,random,random", "--seed", "15", "--fast",
+                     "--check", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "winner" in out and "[perch: specialist" in out
+    # board and trace fit 100 columns: long events wrap, their rule on the last line
+    assert all(len(line) <= 100 for line in out.splitlines() if not line.startswith("log: ")), \
+        max(out.splitlines(), key=len)
+    assert "[specialist_comes_with_tile, games/extrawurm.rules:" in out or \
+        f"[specialist_comes_with_tile, {EXTRAWURM}:" in out
+    lines = log.read_text().splitlines()
+    texts = [json.loads(line).get("text") for line in lines[1:-1]]
+    assert "throw again (weasel)" in texts and "decline" in texts
+    assert any(t and t.startswith("set aside:") for t in texts)
+    assert cli.main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "reproduces: yes" in out and "triggered:" in out and "[specialist_comes_with_tile, " in out
+    for cut in (len(lines) // 3, texts.index("decline") + 1):
+        truncated = tmp_path / f"cut{cut}.jsonl"
+        truncated.write_text("\n".join(lines[:cut]) + "\n")
+        assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+        assert truncated.read_text().splitlines() == lines
+    capsys.readouterr()
+
+
+def test_human_plays_extrawurm_to_the_end_of_input(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 300))
+    log = tmp_path / "human.jsonl"
+    code = cli.main(["run", EXTRAWURM, "--seats", "you,random,random", "--seed", "5", "--log", str(log), "--check"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "player 1 (you), your choice:" in out and "  bratwurms" in out
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+
+
+def test_a_changed_base_file_is_noticed_when_a_variant_log_is_replayed(tmp_path, capsys):
+    base = tmp_path / "pickomino.rules"
+    base.write_text(Path(PICKOMINO).read_text())
+    variant = tmp_path / "variant.rules"
+    variant.write_text('extends "pickomino.rules"\n\noption shorter_game = true\n')
+    log = tmp_path / "variant.jsonl"
+    assert cli.main(["run", str(variant), "--seats", "random,random", "--seed", "2", "--fast",
+                     "--log", str(log)]) == 0
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    assert "has changed" not in capsys.readouterr().err
+    base.write_text(base.read_text() + "\n# a comment\n")
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    assert "(or a file it extends) has changed since the log was written" in capsys.readouterr().err
+    import hashlib
+    assert gamelog.file_digest(PICKOMINO) == hashlib.sha256(Path(PICKOMINO).read_bytes()).hexdigest()

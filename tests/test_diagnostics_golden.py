@@ -31,6 +31,7 @@ MARK = re.compile(r"#\s*(error|warning):\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
 # Cases that fail because of a known core bug (reported in /tmp/core-bugs/tests.md).
 KNOWN_BUGS = {
     "syntax_too_deep.rules": "bug 7: E005 points at line 1, not at the deep expression",
+    # Reported in /tmp/core-bugs/diagnostics.md.
 }
 KNOWN_RENDERING_BUGS: dict[str, str] = {}
 # Codes that no rules file can produce, each tested by hand below.
@@ -96,6 +97,9 @@ SUGGESTIONS = {
     "unknown_counter.rules": ("E101", "score"),
     "unknown_function.rules": ("E103", "count"),
     "variant_unknown_rule.rules": ("E105", "throw"),
+    "trigger_unknown_procedure.rules": ("E101", "fail_turn"),
+    "zone_per_unknown_kind.rules": ("E101", "plate"),
+    "variant_unknown_trigger.rules": ("E105", "six_scores"),
 }
 
 
@@ -160,7 +164,13 @@ def test_unknown_option_and_bad_option_value(monkeypatch):
 def test_messages_follow_the_house_style(monkeypatch):
     """Messages are lowercase without a final period; "invalid", never "illegal"."""
     for path in CASES:
-        for d in diagnose(path, monkeypatch):
+        try:
+            diagnostics = diagnose(path, monkeypatch)
+        except Exception:
+            if path.name in KNOWN_BUGS:
+                continue  # a known crash, xfailed in test_marked_diagnostics
+            raise
+        for d in diagnostics:
             where = f"{path.name}: {d.code} {d.message!r}"
             assert d.message and not d.message[0].isupper(), where
             assert d.message.endswith("...") or not d.message.endswith("."), where

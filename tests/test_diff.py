@@ -85,3 +85,74 @@ def test_errors_in_a_file_exit_1(tmp_path, capsys):
     code, _, error = diff(capsys, str(GAMES / "pickomino.rules"), str(variant))
     assert code == 1
     assert "E105" in error
+
+
+# ---------------------------------------------------------------------- triggered rules (Extrawurm)
+def line_of(path: Path, text: str) -> int:
+    """The number of the first line of a file holding ``text``."""
+    return next(i for i, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def test_extrawurm_lists_triggered_rules_with_their_event(capsys):
+    variant = GAMES / "extrawurm.rules"
+    code, out, _ = diff(capsys, str(GAMES / "pickomino.rules"), str(variant))
+    assert code == 0
+    for name, event in (("specialist_comes_with_tile", "when move from grill to stack of player"),
+                        ("one_specialist", "when move to specialists of players"),
+                        ("hen_keeps_tile", "when move from stack of player to grill instead"),
+                        ("specialist_lost", "when do fail_turn")):
+        row = line_with(out, f"added rule {name} ")
+        assert f"extrawurm.rules:{line_of(variant, f'rule {name}:')} " in row
+        assert row.endswith(event)
+    assert line_with(out, "added rule extra_tiles").endswith(
+        f"extrawurm.rules:{line_of(variant, 'rule extra_tiles:')}")
+    assert line_with(out, "added rule weasel").endswith(
+        f"extrawurm.rules:{line_of(variant, 'add rule weasel after')}")
+    assert "removed" not in out
+
+
+def test_every_line_number_points_at_the_name(capsys):
+    """Each change's file:line is the line that declares (or replaces, or adds) the name."""
+    code, out, _ = diff(capsys, "--format", "json", str(GAMES / "pickomino.rules"),
+                        str(GAMES / "extrawurm.rules"))
+    assert code == 0
+    changes = json.loads(out)["changes"]
+    assert len([c for c in changes if c["kind"] == "rule" and "event" in c]) >= 8
+    for change in changes:
+        path, _, number = change["where"].rpartition(":")
+        text = Path(path).read_text().splitlines()[int(number) - 1]
+        name = change["name"] if change["kind"] != "game" else "game"
+        assert name in text, (change, text)
+
+
+def test_replaced_removed_and_nested_triggered_rules(tmp_path, capsys):
+    base = GAMES / "extrawurm.rules"
+    variant = tmp_path / "v.rules"
+    variant.write_text(f'extends "{base}"\n'
+                       "\n"
+                       "replace rule specialist_lost:\n"
+                       "    when move from stack of player to grill:\n"
+                       "        move specialists of player to centre\n"
+                       "\n"
+                       "remove rule crow\n"
+                       "\n"
+                       "rule feast:\n"
+                       "    when move from cup to kept if count(moved where face == 1) >= 4:\n"
+                       "        rule first_sausage:\n"
+                       "            if supply is not empty:\n"
+                       "                move top(supply) to bratwurms of player\n")
+    code, out, _ = diff(capsys, str(base), str(variant))
+    assert code == 0
+    assert line_with(out, "replaced rule specialist_lost").endswith(
+        "when move from stack of player to grill (was: when do fail_turn)")
+    assert "v.rules:3 " in line_with(out, "replaced rule specialist_lost")
+    assert line_with(out, "removed rule crow").endswith("when move from cup to kept")
+    assert f"extrawurm.rules:{line_of(base, 'rule crow:')} " in line_with(out, "removed rule crow")
+    assert "v.rules:9 " in line_with(out, "added rule feast")
+    assert line_with(out, "added rule first_sausage").endswith("v.rules:11")
+    assert len(out.splitlines()) == 5
+
+    code, out, _ = diff(capsys, "--format", "json", str(base), str(variant))
+    replaced = next(c for c in json.loads(out)["changes"] if c["name"] == "specialist_lost")
+    assert (replaced["event"], replaced["old_event"]) == ("when move from stack of player to grill",
+                                                          "when do fail_turn")

@@ -172,3 +172,130 @@ def test_determinized_copies_keep_what_the_seat_sees(tmp_path):
         assert all(copy.where[p] == theirs for p in copy.zones[theirs])
         seen_differently |= copy.zones[theirs] != state.zones[theirs]
     assert seen_differently
+
+
+# ---------------------------------------------------------------------- triggered rules, limits
+ENGINE_GAMES = sorted((Path(__file__).resolve().parent / "scenarios" / "engine").glob("*.rules"))
+
+
+@pytest.mark.parametrize("path", ENGINE_GAMES, ids=lambda p: p.name)
+def test_engine_scenario_games_play_to_the_end_and_clone(path):
+    """Random games of the engine's scenario games: invariants hold after every step, and a
+    clone taken at any point plays on exactly like the original (queued triggered rules and
+    `once` branches are copied). Crowns may stop at R508: two of its branches break the limit."""
+    game = rulelang.load(path)
+    for seed in range(8):
+        rng = random.Random(seed)
+        state = game.new_initial_state(2)
+        assert state.check_invariants() == []
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                action = state.sample_chance(rng)
+            else:
+                action = rng.choice(state.legal_actions())
+            copy = state.clone()
+            try:
+                state.apply_action(action)
+            except RuntimeFault as fault:
+                assert path.name == "crowns.rules" and fault.diagnostic.code == "R508", str(fault)
+                break
+            copy.apply_action(action)
+            assert copy.zones == state.zones and copy.counters == state.counters
+            assert copy.event_lines() == state.event_lines()
+            assert state.check_invariants() == []
+
+
+LIMIT_GAME = '''game "Crowns":
+    players 2 to 2
+token crown:
+    one for each number in 1 to 3
+    limit 1 per player
+token pebble:
+    count 2
+zone pool: shared pile, public
+zone quarry: shared pile, public
+zone crowns: per player set, public
+zone pebbles: per player pile, public
+setup:
+    rule fill:
+        create crown in pool
+        create pebble in quarry
+turn:
+    rule grab: move pool where number <= 2 to crowns of player
+    rule dig: move quarry to pebbles of player
+    rule wait:
+        choose as "wait":
+            "pass": pass
+winner:
+    rule most: most count(crowns of player)
+'''
+
+
+def broken_limit(tmp_path, game: str = LIMIT_GAME) -> RuntimeFault:
+    rules = tmp_path / "crowns.rules"
+    rules.write_text(game)
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(rules).new_initial_state(2)
+    return caught.value
+
+
+def test_a_broken_limit_is_a_fault_when_the_game_waits(tmp_path):
+    fault = broken_limit(tmp_path, LIMIT_GAME.replace("    rule dig: move quarry to pebbles of player\n", ""))
+    assert fault.diagnostic.code == "R508"
+    assert "player 1 holds 2 crown (crown 1, crown 2), more than the limit of 1" in str(fault)
+    assert "rule `grab`, " in str(fault) and "crowns.rules:17" in str(fault)
+
+
+def test_a_limit_kept_by_the_time_the_game_waits_is_no_fault(tmp_path):
+    rules = tmp_path / "crowns.rules"
+    rules.write_text(LIMIT_GAME.replace("    rule dig: move quarry to pebbles of player\n",
+                                        "    rule give_back: move crowns of player where number == 2 to pool\n"))
+    state = rulelang.load(rules).new_initial_state(2)
+    assert state.prompt() == "wait"
+    assert len(state.zones[state.zone_index("crowns", 0)]) == 1
+
+
+def test_a_broken_limit_names_the_rule_that_moved_the_limited_piece(tmp_path):
+    """`dig` moves pebbles (no limit) into a player's zone after `grab` moved the crowns."""
+    fault = broken_limit(tmp_path)
+    assert "rule `grab`" in str(fault)
+
+
+def test_a_broken_limit_says_where(tmp_path):
+    """Like every runtime fault, R508 has a place: the file, with a line and a caret."""
+    fault = broken_limit(tmp_path, LIMIT_GAME.replace("    rule dig: move quarry to pebbles of player\n", ""))
+    assert fault.diagnostic.span is not None
+    assert fault.diagnostic.span.path.endswith("crowns.rules")
+    assert "<unknown>" not in str(fault)
+
+
+def test_a_limit_is_checked_after_a_whole_draw_and_its_triggered_rules(tmp_path):
+    """The game waits for each drawn piece, but the limit is checked only once the `draw` and
+    the rules it set off are done: `one_crown` sends the extra crown back first."""
+    rules = tmp_path / "crown-draw.rules"
+    rules.write_text('''game "Crown draw":
+    players 2 to 2
+token crown:
+    one for each number in 1 to 3
+    limit 1 per player
+zone deck: shared pile, hidden
+zone hand: per player hand, public
+setup:
+    rule fill: create crown in deck
+turn:
+    rule deal: draw 2 from deck to hand of player
+    rule wait:
+        choose as "wait":
+            "pass": pass
+rule one_crown:
+    when move to hand of players if count(moved_to) > 1:
+        move first(moved_to) to deck
+winner:
+    rule most: most count(hand of player)
+''')
+    state = rulelang.load(rules).new_initial_state(2)
+    state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == CHANCE
+    state.apply_action(state.legal_actions()[0])
+    assert state.prompt() == "wait"
+    assert len(state.zones[state.zone_index("hand", 0)]) == 1
