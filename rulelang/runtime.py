@@ -260,7 +260,7 @@ class State:
                     self.used_once = self.used_once | {(once, pending[3])}
                 if self.tracing:  # a prompt the rules wrote says what was chosen about (`may`)
                     prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
-                    self.events.append((rule, "choose", (pending[3], prompt, label, None)))
+                    self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
         self.history.append(action)
         self.pending = None
         try:
@@ -919,7 +919,7 @@ class State:
             else:
                 text = "roll " + ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
         elif kind == "choose":
-            player, prompt, choice, seen_in = payload
+            player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
             if seen_in is not None and viewer != player and not self._sees(seen_in, viewer):
                 choice = "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \

@@ -77,6 +77,12 @@ class Stats:
         self.score_sums = [[0.0] * len(game.criteria) for _ in range(players)]
         self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
         self.endings: Counter[str] = Counter()
+        # How the rules played out: times each triggered rule was set off, and each labelled
+        # option (a `choose:` branch, a `may` and its decline) was chosen, over all games,
+        # and in how many games at least once.
+        self.triggered: Counter[str] = Counter()
+        self.triggered_games: Counter[str] = Counter()
+        self.chosen: Counter[tuple[str, str]] = Counter()
 
     def add(self, state: State) -> None:
         self.turns.append(state.turn_number)
@@ -89,6 +95,14 @@ class Stats:
                     self.score_counts[p][k] += 1
         rule = self.game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
         self.endings[rule] += 1
+        fired: Counter[str] = Counter()
+        for rule_index, kind, payload in state.events:
+            if kind == "trigger":
+                fired[self.game.rules[rule_index].name] += 1
+            elif kind == "choose" and len(payload) > 4 and rule_index >= 0:
+                self.chosen[(self.game.rules[rule_index].name, _option_text(payload))] += 1
+        self.triggered.update(fired)
+        self.triggered_games.update(fired.keys())
 
     def report(self, bots: list[str], seed: int, elapsed: float, faults: list, path: str,
                options: dict) -> dict:
@@ -110,6 +124,9 @@ class Stats:
             "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
             "criteria": criteria, "seats": seats,
             "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
+            "triggered": {rule: {"per_game": count / n, "games": self.triggered_games[rule] / n}
+                          for rule, count in self.triggered.most_common()} if n else {},
+            "choices": _choices_report(self.chosen, n),
             "faults": [{"seed": s, "code": d.code, "message": d.message,
                         "where": d.span.where() if d.span else None} for s, d in faults],
             "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
@@ -129,6 +146,21 @@ def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
     centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
     half = 1.96 * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     return mean, (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _option_text(payload: tuple) -> str:
+    """A labelled option as the trace names it: `stop`, or `throw again: decline`."""
+    prompt, label = payload[1], payload[2]
+    return label if prompt is None else f"{prompt}: {label}"
+
+
+def _choices_report(chosen: Counter, games: int) -> dict:
+    """Per rule, each labelled option and how often it was chosen per game."""
+    report: dict[str, dict[str, float]] = {}
+    if games:
+        for (rule, option), count in sorted(chosen.items()):
+            report.setdefault(rule, {})[option] = count / games
+    return report
 
 
 def format_report(r: dict) -> str:
@@ -151,6 +183,19 @@ def format_report(r: dict) -> str:
     if r["endings"]:
         lines.append("")
         lines.append("ended by: " + ", ".join(f"{rule} {share:.1%}" for rule, share in r["endings"].items()))
+    if r.get("triggered"):
+        lines.append("")
+        lines.append("triggered rules (times per game, share of games where set off at least once):")
+        width = max(len(rule) for rule in r["triggered"])
+        for rule, seen in r["triggered"].items():
+            lines.append(f"  {rule:<{width}}  {seen['per_game']:6.2f}  {seen['games']:6.1%}")
+    if r.get("choices"):
+        lines.append("")
+        lines.append("labelled choices (times per game):")
+        width = max(len(rule) for rule in r["choices"])
+        for rule, options in r["choices"].items():
+            text = ", ".join(f"{option} {per_game:.2f}" for option, per_game in options.items())
+            lines.append(f"  {rule:<{width}}  {text}")
     for f in r["faults"]:
         lines.append(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
                      + (f" ({f['where']})" if f["where"] else ""))

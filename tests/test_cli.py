@@ -357,6 +357,20 @@ def test_simulate_json_shares_sum_to_one(capsys):
     assert sum(s["share"] for s in report["seats"]) == pytest.approx(1.0)
 
 
+def test_simulate_counts_triggered_rules_and_labelled_choices(capsys):
+    """A designer measures a variant: how often each triggered rule fires and each power is used."""
+    extrawurm = str(ROOT / "games" / "extrawurm.rules")
+    assert cli.main(["simulate", extrawurm, "--games", "20", "--seed", "1", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "triggered rules (times per game" in out and "bratwurm" in out
+    assert "labelled choices (times per game)" in out and "stop_or_roll" in out
+    assert cli.main(["simulate", extrawurm, "--games", "20", "--seed", "1", "--players", "3",
+                     "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert 0 < report["triggered"]["back_to_the_centre"]["games"] <= 1
+    assert set(report["choices"]["stop_or_roll"]) == {"stop", "roll again"}
+
+
 def test_simulated_game_is_the_run_game(tmp_path, capsys):
     """A simulated game's seed replays that very game in `rulelang run`."""
     assert cli.main(["simulate", PICKOMINO, "--games", "1", "--seed", "5", "--format", "json"]) == 0
