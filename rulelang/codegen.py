@@ -403,6 +403,10 @@ class ExpressionCompiler:
             self.error("E101", "`it` is used outside a `where` filter", node,
                        help="`it` names the item being tested in `items where ...`")
             raise CompileError
+        if name in ("moved", "moved_from", "moved_to"):
+            self.error("E101", f"unknown name `{name}`", node,
+                       help=f"`{name}` exists only inside a `when move` rule")
+            raise CompileError
         self.error("E101", f"unknown name `{name}`", node, help=did_you_mean(name, self._known_names(scope)))
         raise CompileError
 

@@ -38,7 +38,10 @@ A per-player zone or counter is named without saying whose: write `stack of play
 register("E301", "misplaced-statement", """
 A statement stands where it has no meaning: `break` outside a loop, `game ends` outside the
 `end` section, `most`/`least` outside the `winner` section, `end turn` in the set-up, or
-`each player takes a turn` outside the `round` section.
+`each player takes a turn` outside the `round` section. A rule outside any section must be a
+triggered rule holding one `when` (and `when` stands nowhere else); `instead` is for `when move`
+only; and a variant cannot add a rule without `when` before or after a triggered rule, since
+nothing runs next to a triggered rule in order.
 """)
 register("E302", "missing-section", """
 A game needs a `turn` section (or a `round` section that says what a round is), and a
@@ -155,10 +158,17 @@ class Compiler(ExpressionCompiler):
                     help=f"give each rule its own name; in a variant, write `replace rule {rule.name}:`"))
                 return
         if when.instead and when.event != "move":
-            self.error("E301", "`instead` applies to a move, not to a procedure", when,
-                       help="write `when move ... instead:`")
+            self.diagnostics.append(Diagnostic(
+                "E301", "`instead` applies to a move, not to a procedure", when.instead_span or when.span,
+                help="write `when move ... instead:`"))
             return
         self.triggers.append((rule, when))
+
+    def unknown_procedure_help(self, name: str, words: str) -> str | None:
+        """The help line of an unknown procedure after `do` or `when do` (the words)."""
+        if name in ("setup", "round", "turn", "end", "winner"):
+            return f"`{name}` is a section, not a procedure; `{words}` names a `procedure NAME:` of the file"
+        return did_you_mean(name, self.procedures)
 
     def player_zone_example(self) -> str:
         """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
@@ -209,8 +219,9 @@ class Compiler(ExpressionCompiler):
         for (_, when), name in zip(self.triggers, trigger_names, strict=True):
             if when.event == "do":
                 if when.procedure not in self.procedures:
-                    self.error("E101", f"unknown procedure `{when.procedure}`", when,
-                               help=did_you_mean(when.procedure, self.procedures))
+                    self.diagnostics.append(Diagnostic(
+                        "E101", f"unknown procedure `{when.procedure}`", when.procedure_span or when.span,
+                        help=self.unknown_procedure_help(when.procedure, "when do")))
                 else:
                     self.done_triggers.setdefault(when.procedure, []).append(self.proc_index[name])
         procedures: list[m.Procedure | None] = [None] * len(self.proc_index)
@@ -759,7 +770,7 @@ class _Code:
     def _s_Do(self, stmt, scope):
         if stmt.name not in self.compiler.procedures:
             self.error("E101", f"unknown procedure `{stmt.name}`", stmt,
-                       help=did_you_mean(stmt.name, self.compiler.procedures))
+                       help=self.compiler.unknown_procedure_help(stmt.name, "do"))
             return
         self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name])
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from .source import Span
+from .source import Span, comment_start
 
 
 class Severity(enum.Enum):
@@ -121,7 +121,11 @@ def render_full(diagnostic: Diagnostic) -> str:
         lines.append(f"  --> {span.where()}")
         text = span.source.line_text(span.line)
         gutter = " " * len(str(span.line))
-        width = span.end_column - span.column if span.end_line == span.line else len(text) - span.column + 1
+        if span.end_line == span.line:
+            width = span.end_column - span.column
+        else:  # a block: the caret runs under the code of its first line, not under a comment
+            code = text if comment_start(text) < 0 else text[:comment_start(text)]
+            width = len(code.rstrip()) - span.column + 1
         lines.append(f"{gutter} |")
         lines.append(f"{span.line} | {text}")
         lines.append(f"{gutter} | {' ' * (span.column - 1)}{'^' * max(1, width)}")

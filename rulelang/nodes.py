@@ -342,6 +342,8 @@ class When(Node):
     procedure: str | None = None
     cond: Node | None = None
     instead: bool = False
+    procedure_span: Span | None = _span()  # the procedure's name in `when do NAME`
+    instead_span: Span | None = _span()  # the word `instead`
 
 
 # ---------------------------------------------------------------- declarations

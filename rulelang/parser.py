@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from lark.lexer import PatternStr
 
 from . import nodes as n
 from .diagnostics import Diagnostic, register
-from .source import Source, Span
+from .source import Source, Span, comment_start
 
 register("E001", "unexpected-token", """
 A word or symbol stands where the grammar does not allow it. The message lists what could
@@ -150,22 +151,86 @@ _MISTAKES = {
     ],
     "`=` is the assignment; to compare, write `==`": [
         "turn:\n  if x = 1:\n    pass\n",
+        "turn:\n  if y:\n    pass\n  elif x = 1:\n    pass\n",
+        "turn:\n  while x = 1:\n    pass\n",
+        "rule r:\n  when do p if x = 1:\n    pass\n",
+        "turn:\n  choose:\n    \"a\" if x = 1: pass\n",
     ],
+    # A `when` can follow any top-level item: one example after each kind of item.
+    "a triggered rule is `rule NAME:` at the top level, with `when ...:` indented under it": [
+        before + "when move to z:\n  pass\n" for before in (
+            "", "\n", 'extends "b"\n', 'game "g"\n', 'game "g":\n  players 2 to 4\n',
+            "option o = 1\n", 'option o = 1:\n  "d"\n', "die d:\n  faces 1 to 6\n",
+            "token t:\n  count 1\n", "zone z: shared set\n", "counter c: shared = 0\n",
+            "define x = 1\n", "define f(x) = x\n", "turn:\n  pass\n", "procedure p:\n  pass\n",
+            "invariant i: true\n", "replace rule r: pass\n", "replace rule r:\n  pass\n",
+            "remove rule r\n", "add rule r after s: pass\n", "add rule r after s:\n  pass\n",
+            "rule r: pass\n", "rule r:\n  when do p:\n    pass\n")
+    ],
+    "a zone is missing after `to`: `when move to ZONE:`": [
+        "rule r:\n  when move to:\n    pass\n",
+        "rule r:\n  when move to\n    pass\n",
+    ],
+    "a zone is missing after `from`: `when move from ZONE:`": [
+        "rule r:\n  when move from:\n    pass\n",
+        "rule r:\n  when move from\n    pass\n",
+    ],
+    "`when do` names a procedure: `when do PROCEDURE:`": [
+        "rule r:\n  when do:\n    pass\n",
+    ],
+    "`when` is followed by `move` or `do`: `when move to ZONE:` or `when do PROCEDURE:`": [
+        "rule r:\n  when:\n    pass\n",
+    ],
+    'the action `may` offers needs a label in quotes: `may "LABEL":` or `may "LABEL" once per turn:`': [
+        "turn:\n  may once per turn:\n    pass\n",
+        "turn:\n  may reroll:\n    pass\n",
+        "turn:\n  may:\n    pass\n",
+        "turn:\n  may by p:\n    pass\n",
+    ],
+    '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': [
+        'turn:\n  may "x" by p once per turn:\n    pass\n',
+    ],
+    "`instead` comes last: `when move ... if CONDITION instead:`": [
+        "rule r:\n  when move to z instead if true:\n    pass\n",
+    ],
+    'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': [
+        f'turn:\n  choose:\n    "a" once per {scope} if true: pass\n' for scope in ("turn", "round", "game")
+    ],
+    "write `per player`, in the singular": [
+        "token t:\n  limit 1 per players\n",
+        "counter c: per players = 0\n",
+    ],
+    "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": [
+        "die d:\n  limit 1 per player\n",
+    ],
+}
+
+# Labels that fit only some of the lines that stop in their parser state (LALR shares a state
+# between statements that end alike, such as the `by PLAYER` of `choose` and of `may`): the
+# line of the error must match the pattern too.
+_MISTAKE_LINES = {
+    "a triggered rule is `rule NAME:` at the top level, with `when ...:` indented under it": r"^when\b",
+    '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': r"^\s*may\b",
+    'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
+    "write `per player`, in the singular": r"\bper\s+players\b",
+    "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
 }
 
 
 @functools.cache
-def _mistake_table() -> dict[tuple[int, str], str]:
-    """(parser state, token type) of each labelled example's error -> the label. Matching on
+def _mistake_table() -> dict[tuple[int, str], list[str]]:
+    """(parser state, token type) of each labelled example's error -> the labels. Matching on
     the state on top of the stack (not the whole stack, as match_examples does) lets a mistake
     match at any depth of nesting."""
-    table: dict[tuple[int, str], str] = {}
+    table: dict[tuple[int, str], list[str]] = {}
     for label, examples in _MISTAKES.items():
         for example in examples:
             try:
                 _lark().parse(example)
             except UnexpectedToken as error:
-                table.setdefault((error.state.position, error.token.type), label)
+                labels = table.setdefault((error.state.position, error.token.type), [])
+                if label not in labels:
+                    labels.append(label)
             except (UnexpectedInput, _BadIndent):
                 pass
     return table
@@ -176,7 +241,31 @@ def _match_mistake(error: UnexpectedInput, text: str) -> str | None:
     token = getattr(error, "token", None)
     if state is None or token is None or not hasattr(state, "position"):
         return None
-    return _mistake_table().get((state.position, token.type))
+    start = token.start_pos if token.start_pos is not None else 0
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    for label in _mistake_table().get((state.position, token.type), ()):
+        pattern = _MISTAKE_LINES.get(label)
+        if pattern is None or re.search(pattern, line):
+            return label
+    return None
+
+
+def _acceptable(error: UnexpectedInput) -> set[str]:
+    """The terminals the parser really accepts where it stopped. When the lexer stops first,
+    Lark lists what it could lex there, which always includes the end of the line (the
+    indentation post-lexer asks for it everywhere) and, as LALR merges states, words that
+    only fit elsewhere (`as` after the `by` of a `may`): ask the parser instead."""
+    expected = set(getattr(error, "expected", None) or ())
+    parser = getattr(error, "interactive_parser", None)
+    if parser is None or not expected:
+        return expected
+    try:
+        accepted = parser.accepts()
+    except Exception:  # a message with too many words beats a traceback
+        return expected
+    return (expected & (accepted | {"$END"})) or expected
 
 
 def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnostic:
@@ -200,7 +289,7 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
     assert isinstance(error, UnexpectedInput)
     token = getattr(error, "token", None)
     label = _match_mistake(error, text)
-    expected = getattr(error, "expected", None) or set()
+    expected = _acceptable(error)
     if isinstance(error, UnexpectedEOF) or (token is not None and token.type == "$END"):
         offset = len(source.text)
         return Diagnostic("E004", "the file ends inside an unfinished block or bracket",
@@ -217,28 +306,23 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
         if token.type == "_INDENT":
             line_start = text.find("\n", start) + 1
             start, end = line_start, line_start + max(1, len(token.value))
-    message = f"unexpected {_describe_token(token)}; expected {_expected_words(expected)}"
+    shown = _describe_token(token)
+    word_start = start
+    while _is_word_char(text, word_start - 1):
+        word_start -= 1
+    if word_start < start and _is_word_char(text, start) and not text[word_start].isdigit():
+        # A keyword was read as the start of a longer word (`player` of `players`), where a
+        # name cannot stand: show the whole word, and the keyword that fits.
+        shown = f"`{text[word_start:end]}`"
+        label = label or f"did you mean `{text[word_start:start]}`?"
+        start = word_start
     if label:
-        return Diagnostic("E001", f"unexpected {_describe_token(token)}", source.span(start, end), help=label)
-    return Diagnostic("E001", message, source.span(start, end))
+        return Diagnostic("E001", f"unexpected {shown}", source.span(start, end), help=label)
+    return Diagnostic("E001", f"unexpected {shown}; expected {_expected_words(expected)}", source.span(start, end))
 
 
-def _comment_start(line: str) -> int:
-    """Where a `#` comment starts in a line (outside strings), or -1."""
-    in_string = escaped = False
-    for i, char in enumerate(line):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "#":
-            return i
-    return -1
+def _is_word_char(text: str, offset: int) -> bool:
+    return 0 <= offset < len(text) and (text[offset].isalnum() or text[offset] == "_")
 
 
 def _end_of_code(text: str, start: int, end: int) -> int:
@@ -248,7 +332,7 @@ def _end_of_code(text: str, start: int, end: int) -> int:
         while end > start and text[end - 1] in " \t\r\n":
             end -= 1
         line_start = max(start, text.rfind("\n", 0, end) + 1)
-        cut = _comment_start(text[line_start:end])
+        cut = comment_start(text[line_start:end])
         if cut < 0:
             return end
         end = line_start + cut
@@ -604,14 +688,15 @@ class AstBuilder(Transformer):
 
     def when_stmt(self, meta, children):
         event, cond, instead, body = children
-        return attrs.evolve(event, body=body, cond=cond, instead=instead is not None, span=self._span(meta))
+        return attrs.evolve(event, body=body, cond=cond, instead=instead is not None, instead_span=instead,
+                            span=self._span(meta))
 
     def move_event(self, meta, children):
         source, to = children
         return n.When("move", (), source=source, to=to)
 
     def do_event(self, meta, children):
-        return n.When("do", (), procedure=str(children[0]))
+        return n.When("do", (), procedure=str(children[0]), procedure_span=self._tok_span(children[0]))
 
     def move_from(self, meta, children):
         return children[0]
@@ -620,7 +705,7 @@ class AstBuilder(Transformer):
         return children[0]
 
     def instead(self, meta, children):
-        return True
+        return Span(self.source, meta.start_pos, meta.end_pos)
 
     # -- expressions
     def filter(self, meta, children):

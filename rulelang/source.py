@@ -7,6 +7,24 @@ import bisect
 import attrs
 
 
+def comment_start(line: str) -> int:
+    """Where a `#` comment starts in a line (outside strings), or -1."""
+    in_string = escaped = False
+    for i, char in enumerate(line):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "#":
+            return i
+    return -1
+
+
 @attrs.frozen(eq=False)
 class Source:
     """One rules file's text, with a line index for turning offsets into line and column."""

@@ -105,6 +105,15 @@ def _change_for(item):
     return lambda rule: [rule, new_rule] if rule.name == item.anchor else None
 
 
+def _added_next_to_trigger(item: n.AddRule) -> Diagnostic:
+    """`add rule X after T` where T is a triggered rule and X holds no `when`: X would stand at
+    the top level, where only triggered rules stand."""
+    return Diagnostic(
+        "E301", f"`{item.anchor}` is a triggered rule: nothing runs {item.place} it in order", item.span,
+        help=f"a new triggered rule is written `rule {item.name}:` at the top level, with `when ...:` "
+        f"inside it; to run `{item.name}` in order, add it {item.place} a rule of a section")
+
+
 def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Diagnostic]]:
     """The base file with the variant's declarations and rule changes applied."""
     diagnostics: list[Diagnostic] = []
@@ -150,6 +159,11 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
                         found = True
                         break
                 elif isinstance(existing, n.Rule):  # a triggered rule, or one nested in it
+                    if (isinstance(item, n.AddRule) and existing.name == item.anchor
+                            and not any(isinstance(stmt, n.When) for stmt in item.body)):
+                        diagnostics.append(_added_next_to_trigger(item))
+                        found = True
+                        break
                     body, hit = _rewrite((existing,), change)
                     if hit:
                         items[index:index + 1] = body

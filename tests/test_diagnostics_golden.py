@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from rulelang.diagnostics import CODES, Severity, render_full
+from rulelang.parser import _MISTAKES, parse
 from rulelang.pipeline import analyse
+from rulelang.source import Source
 
 HERE = Path(__file__).resolve().parent
 CASE_DIR = HERE / "diagnostics"
@@ -100,6 +102,7 @@ SUGGESTIONS = {
     "trigger_unknown_procedure.rules": ("E101", "fail_turn"),
     "zone_per_unknown_kind.rules": ("E101", "plate"),
     "variant_unknown_trigger.rules": ("E105", "six_scores"),
+    "syntax_once_per_turns.rules": ("E001", "turn"),
 }
 
 
@@ -177,3 +180,34 @@ def test_messages_follow_the_house_style(monkeypatch):
             assert "illegal" not in f"{d.message} {d.help or ''}".lower(), where
     for code, entry in CODES.items():
         assert "illegal" not in entry.explanation.lower(), code
+
+
+def test_every_labelled_mistake_gets_its_label():
+    """Each example of the parser's table of mistakes still stops where its label applies."""
+    for label, examples in _MISTAKES.items():
+        for example in examples:
+            _, diagnostics = parse(Source("example.rules", example))
+            assert [(d.code, d.help) for d in diagnostics] == [("E001", label)], example
+
+
+# Every kind of item that a `when` written at the top level can follow.
+TOP_LEVEL_ITEMS = [
+    "", "# a comment\n", 'extends "base.rules"\n', 'game "g"\n', 'game "g":\n  "doc"\n',
+    'game "g":\n  at most 3 turns\n', "option o = -1\n", 'option o = "s":\n  "doc"\n',
+    "die d:\n  faces a = 1, b, 3\n", "die d:\n  faces 1 to 6\n  v = 1\n",
+    "card c:\n  one for each n in 1 to 3\n", "piece p:\n  count 3\n  limit 1 per player\n",
+    "zone z: per player set sorted by x, public\n", "counter c: per player = 0\n",
+    "define f(x) = x + 1\n", "define d = count(cup) where x\n", "invariant i: count(x) == 3\n",
+    "setup:\n  rule r: pass\n", "round:\n  each player takes a turn\n", "turn:\n  end turn\n",
+    "turn:\n  choose x from y by p as \"k\"\n  otherwise:\n    pass\n",
+    "turn:\n  if x:\n    pass\n  else:\n    pass\n", "procedure p:\n  for each x in y:\n    pass\n",
+    "winner:\n  rule w: most 0\n", "rule r:\n  when do p:\n    if x:\n      pass\n",
+    "replace rule r:\n  when do p:\n    pass\n", "remove rule r\n", "add rule r after s: pass\n",
+]
+
+
+@pytest.mark.parametrize("before", TOP_LEVEL_ITEMS)
+def test_when_at_the_top_level_after_any_item(before: str):
+    _, diagnostics = parse(Source("example.rules", before + "when move to z:\n    pass\n"))
+    assert [d.code for d in diagnostics] == ["E001"]
+    assert "`rule NAME:`" in (diagnostics[0].help or ""), diagnostics[0]
