@@ -471,7 +471,7 @@ class Compiler(ExpressionCompiler):
         return code.finish()
 
     def zone_list_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
-        """Source of a list of zone indices: `grill + stack of others` names three zones here,
+        """Source of a list of zone indices: `pool + hand of others` names several zones here,
         where elsewhere it would be their pieces."""
         if isinstance(node, n.Binary) and node.op == "+":
             return f"({self.zone_list_code(node.left, scope, slots)} + {self.zone_list_code(node.right, scope, slots)})"
