@@ -8,6 +8,7 @@ table ``K`` (Jinja2's discipline)."""
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from typing import Any
 
@@ -100,17 +101,27 @@ def _ge(a, b):
     return a is not None and b is not None and a >= b
 
 
+_ONLY_INT = frozenset({int})
+
+
 def _total(values) -> int:
+    if _ONLY_INT.issuperset(map(type, values)):  # the usual case, summed without a Python loop
+        return sum(values)
     return sum(v for v in values if v.__class__ is int)
 
 
 def _extreme(pick, values):
-    kept = [v for v in values if v is not None]
+    kept = [v for v in values if v is not None] if None in values else values
     return pick(kept) if kept else None
 
 
 def _extreme_item(best, pairs):
     """The item with the greatest (or least) key among (key, item) pairs; the first on ties."""
+    keys = list(map(_first_of_pair, pairs))
+    if None not in keys:
+        if not keys:
+            return None
+        return pairs[keys.index(max(keys) if best else min(keys))][1]
     found, found_key = None, None
     for key, item in pairs:
         if key is None:
@@ -118,6 +129,20 @@ def _extreme_item(best, pairs):
         if found_key is None or (key > found_key if best else key < found_key):
             found, found_key = item, key
     return found
+
+
+def _extreme_piece(best, st, pieces):
+    """The highest (or lowest) piece by its number, or by the value it shows when it has none;
+    the first on ties."""
+    keys = list(map(st.dynamic[2].__getitem__, pieces))
+    if None in keys:
+        values = st.dynamic[1]
+        keys = [values[p] if key is None else key for key, p in zip(keys, pieces)]
+        if None in keys:
+            return _extreme_item(best, list(zip(keys, pieces)))
+    if not keys:
+        return None
+    return pieces[keys.index(max(keys) if best else min(keys))]
 
 
 def _top(items):
@@ -179,6 +204,8 @@ def _subsets(st, pieces: list) -> list[list[int]]:
     result.sort(key=len)
     return result
 
+
+_first_of_pair = operator.itemgetter(0)
 
 HELPERS = {name: value for name, value in globals().items()
            if name.startswith("_") and callable(value) and not name.startswith("__")}
@@ -452,8 +479,8 @@ class ExpressionCompiler:
             column = self.attribute_code(name, "")[:-2]  # the column, without its `[piece]`
             return Expr(f"_get({column}, {obj.code})", self.attribute_type(name))
         if obj.kind in ("pieces", "zone", "zones"):
-            p = self.fresh("p")
-            return Expr(f"[{self.attribute_code(name, p)} for {p} in {self.as_list(obj)}]", "values", True)
+            column = self.attribute_code(name, "")[:-2]  # the column, without its `[piece]`
+            return Expr(f"list(map({column}.__getitem__, {self.as_list(obj)}))", "values", True)
         self.error("E201", f"`.{name}` needs a piece or a collection of pieces, not {a_kind(obj.kind)}", node)
         raise CompileError
 
@@ -671,6 +698,15 @@ class ExpressionCompiler:
         else:
             per_item = e
         generator = f"for {e} in {items}"
+        if len(args) == 1 and element == "piece" and name in ("sum", "max", "min"):
+            # the values the pieces show, gathered without a Python loop
+            column = self.attribute_code("value", "")[:-2]
+            values = f"list(map({column}.__getitem__, {items}))"
+            if name == "sum":
+                return Expr(f"_total({values})", "int", True)
+            return Expr(f"_extreme({name}, {values})", "int")
+        if len(args) == 1 and element == "piece" and name in ("highest", "lowest"):
+            return Expr(f"_extreme_piece({name == 'highest'}, st, {items})", element)
         if name == "count":
             if len(args) == 1:
                 return Expr(f"len({items})", "int", True)

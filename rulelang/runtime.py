@@ -69,6 +69,12 @@ def _multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fr
     return tuple(outcomes)
 
 
+@functools.cache
+def _face_numbers(labels: tuple) -> tuple:
+    """The `number` a die shows on each face: its label when that is a number, else none."""
+    return tuple(label if label.__class__ is int else None for label in labels)
+
+
 _CHANCE_KINDS = ("roll", "draw")
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -214,8 +220,13 @@ class State:
 
     def sample_chance(self, rng: random.Random) -> tuple:
         """One outcome of the pending roll or draw, drawn with its true probability."""
-        self._need_roll(_CHANCE_KINDS)
+        pending = self.pending
         draw = rng.random
+        if pending is not None and pending[0] == "roll" and len(pending[2]) == 1:  # one kind of dice
+            kind_index, dice = pending[2][0]
+            faces = len(self.game.kinds[kind_index].face_labels)
+            return (tuple(sorted([int(draw() * faces) for _ in dice])),)
+        self._need_roll(_CHANCE_KINDS)
         if self.pending[0] == "draw":
             pieces = self.zones[self.pending[2][0]]
             return pieces[int(draw() * len(pieces))]
@@ -240,31 +251,35 @@ class State:
                 return
             frame[1] += 1
         else:
-            rule = self.game.procedures[frame[0]].code[frame[1]][3]
             options = pending[2]
-            if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(options):
+            if (action.__class__ is not int and (not isinstance(action, int) or isinstance(action, bool))) \
+                    or not 0 <= action < len(options):
                 raise RuntimeFault(self._diagnostic("R506", f"action {action!r} is not one of the "
                                                     f"{len(options)} legal actions"))
             value = options[action]
             if pending[0] == "choose":
                 spec = pending[1]
-                frame[2][spec.slot] = value
-                frame[1] += 1
                 if self.tracing:
+                    rule = self.game.procedures[frame[0]].code[frame[1]][3]
                     seen_in = self.where[value] if spec.of_pieces else None
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
+                frame[2][spec.slot] = value
+                frame[1] += 1
             else:
                 label, target, once = value
+                if self.tracing:  # a prompt the rules wrote says what was chosen about (`may`)
+                    rule = self.game.procedures[frame[0]].code[frame[1]][3]
+                    prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
+                    self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
                 frame[1] = target
                 if once is not None:
                     self.used_once = self.used_once | {(once, pending[3])}
-                if self.tracing:  # a prompt the rules wrote says what was chosen about (`may`)
-                    prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
-                    self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
         self.history.append(action)
         self.pending = None
         try:
-            self._advance()
+            self._run()
+            if self.game.limits:
+                self._check_limits()
         except RuntimeFault as fault:
             self.fault = fault
             raise
@@ -476,20 +491,23 @@ class State:
 
     # ------------------------------------------------------------------ effects (called by rules)
     def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
-        if self.game.move_triggers:
+        game = self.game
+        if game.move_triggers:
             pieces = self._match_triggers(pieces, [self.where[p] for p in pieces], to, True)
             if not pieces:
                 return
-        if self.game.limits and self.zone_of(to)[1] is not None:
-            limited, kind_of = self.game.limited_kinds, self.pieces.kind
+        if game.limits and self.zone_of(to)[1] is not None:
+            limited, kind_of = game.limited_kinds, self.pieces.kind
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule
-        origins = []
         zones, where = self.zones, self.where
-        for p in pieces:
-            origin = where[p]
-            origins.append(origin)
-            zones[origin].remove(p)
+        origins = [where[p] for p in pieces]
+        source = zones[origins[0]] if origins else None
+        if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
+            source.clear()  # a whole zone, in its order
+        else:
+            for p, origin in zip(pieces, origins):
+                zones[origin].remove(p)
         target = zones[to]
         sort_column = self.sort_columns[to]
         if sort_column is not None:
@@ -611,11 +629,11 @@ class State:
         for (kind_index, dice), faces in zip(groups, outcome):
             kind = kinds[kind_index]
             labels, values = kind.face_labels, kind.face_values
+            numbers = _face_numbers(labels)
             for p, f in zip(dice, faces):
-                label = labels[f]
-                labels_out[p] = label
+                labels_out[p] = labels[f]
                 values_out[p] = values[f]
-                numbers_out[p] = label if label.__class__ is int else None
+                numbers_out[p] = numbers[f]
         if self.tracing:
             self.events.append((pending[1], "roll", [(p, labels_out[p]) for _, dice in groups for p in dice]))
 
