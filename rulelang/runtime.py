@@ -501,7 +501,7 @@ class State:
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule
         zones, where = self.zones, self.where
-        origins = [where[p] for p in pieces]
+        origins = list(map(where.__getitem__, pieces))
         source = zones[origins[0]] if origins else None
         if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
             source.clear()  # a whole zone, in its order
@@ -528,9 +528,8 @@ class State:
                 target.extend(pieces)
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
-            labels = self.dynamic[0]
-            self.events.append((rule, "move", (pieces, origins, to, [labels[p] for p in pieces])))
-        if self.game.move_triggers:
+            self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)))))
+        if game.move_triggers:
             self._match_triggers(pieces, origins, to, False)
 
     def _match_triggers(self, pieces: list[int], origins: list[int], to: int, instead: bool) -> list[int]:
@@ -617,6 +616,22 @@ class State:
 
     def _apply_roll(self, pending: tuple, outcome) -> None:
         groups = pending[2]
+        if len(groups) == 1 and outcome.__class__ is tuple and len(outcome) == 1:  # one kind of dice
+            kind_index, dice = groups[0]
+            faces = outcome[0]
+            kind = self.game.kinds[kind_index]
+            labels = kind.face_labels
+            if faces.__class__ is tuple and len(faces) == len(dice) and list(faces) == sorted(faces) \
+                    and (not faces or (0 <= faces[0] and faces[-1] < len(labels))):
+                labels_out, values_out, numbers_out = self.dynamic
+                values, numbers = kind.face_values, _face_numbers(labels)
+                for p, f in zip(dice, faces):
+                    labels_out[p] = labels[f]
+                    values_out[p] = values[f]
+                    numbers_out[p] = numbers[f]
+                if self.tracing:
+                    self.events.append((pending[1], "roll", list(zip(dice, map(labels_out.__getitem__, dice)))))
+                return
         if outcome.__class__ is not tuple or len(outcome) != len(groups):
             raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
         labels_out, values_out, numbers_out = self.dynamic
@@ -745,7 +760,7 @@ class State:
                             by_kind.setdefault(kind_of[p], []).append(p)
                         groups = sorted(by_kind.items())
                     for kind_index, _ in groups:
-                        if not self.game.kinds[kind_index].is_die:
+                        if self.game.kinds[kind_index].category != "die":  # not is_die
                             raise RuntimeFault(self._diagnostic(
                                 "R503", f"`roll` needs dice; {self.game.kinds[kind_index].name} is not a die"))
                     self.pending = ("roll", rule, groups)
