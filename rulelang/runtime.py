@@ -465,12 +465,6 @@ class State:
         zone, owner = self.zone_of(index)
         return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
 
-    def carrier_of(self, index: int) -> int | None:
-        """The piece that carries a zone instance of a `per KIND` zone (None for other zones)."""
-        if index >= self.piece_zone_base:
-            return self.carried[index - self.piece_zone_base][1]
-        return None
-
     def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
         """The zone definition of a zone instance, and its owner's seat (None when shared, or
         carried by a piece)."""
