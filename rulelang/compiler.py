@@ -739,7 +739,8 @@ class _Code:
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
-        self.line(f"st.set_counter({i}, {new}, {self.rule})")
+        is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
+        self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
 
     def _s_Break(self, stmt, scope):
         if not self.loop_ends:

@@ -603,10 +603,10 @@ class State:
                     piece_zone[ordinal].append(None)
         self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
 
-    def set_counter(self, index: int, value: Any, rule: int) -> None:
+    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False) -> None:
         self.counters[index] = value
         if self.tracing:
-            self.events.append((rule, "set", (index, value)))
+            self.events.append((rule, "set", (index, value, is_seat)))
 
     def _apply_roll(self, pending: tuple, outcome) -> None:
         groups = pending[2]
@@ -964,8 +964,10 @@ class State:
         elif kind == "game over":
             text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "set":
-            index, value = payload
-            text = f"{self.counter_name(index)} = {value}"
+            index, value, is_seat = payload
+            shown = "none" if value is None else f"player {value + 1}" if is_seat else \
+                str(value).lower() if isinstance(value, bool) else value
+            text = f"{self.counter_name(index)} = {shown}"
         elif kind == "otherwise":
             text = f"no option for `{payload}`: otherwise"
         else:
