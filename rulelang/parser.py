@@ -155,6 +155,11 @@ _MISTAKES = {
         "turn:\n  while x = 1:\n    pass\n",
         "rule r:\n  when do p if x = 1:\n    pass\n",
         "turn:\n  choose:\n    \"a\" if x = 1: pass\n",
+        "end:\n  rule e: game ends when x = 1\n",
+        "turn:\n  let y = z where x = 1\n",
+        "turn:\n  choose c from z where x = 1 as \"p\"\n",
+        "turn:\n  move z where x = 1 to y\n",
+        "turn:\n  roll z where x = 1\n",
     ],
     # A `when` can follow any top-level item: one example after each kind of item.
     "a triggered rule is `rule NAME:` at the top level, with `when ...:` indented under it": [
