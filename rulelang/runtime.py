@@ -729,13 +729,12 @@ class State:
                     return
                 elif op == 4:  # OP_BRANCH
                     frame[1] = pc
+                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
                     options = a.fixed or [(label, target, once) for label, cond, target, once in a.branches
                                           if (cond is None or cond(self, slots))
-                                          and (once is None or self.once_open(once, self.player if a.chooser is None
-                                                                              else a.chooser(self, slots)))]
+                                          and (once is None or self.once_open(once, chooser))]
                     if not options:
                         raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
-                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
                     self.pending = ("branch", a, options, chooser)
                     return
                 elif op == 5:  # OP_ROLL
