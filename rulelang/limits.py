@@ -1,0 +1,47 @@
+"""The limits that keep a rules file or a log written by someone else from using unbounded time or
+memory. Each has a name, a default and its own diagnostic code; a designer whose real game needs
+more raises one with ``--limit NAME=VALUE`` on the command line (or ``limits=`` from Python)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class Limits:
+    """Every limit, with its default. ``rulelang explain limits`` lists them."""
+
+    file_bytes: int = 1_000_000          # a rules file, and each file it extends
+    pieces: int = 100_000                # pieces made in one game, all kinds together
+    faces: int = 1_000                   # faces of one die kind
+    declarations: int = 10_000           # declarations in one file, after variants are merged
+    expansion: int = 100_000             # syntax nodes of one expression once defines are expanded
+    number_digits: int = 1_000           # digits of an integer, written or computed
+    work: int = 1_000_000                # units of work (instructions, items filtered) in one step
+    idle_actions: int = 100_000          # decisions and rolls in a row without a turn ending
+    log_bytes: int = 50_000_000          # a game log read by replay or --resume
+    log_depth: int = 20                  # nesting of JSON values in a log
+
+    def replace(self, **changes: Any) -> Limits:
+        return attrs.evolve(self, **changes)
+
+
+LIMIT_NAMES = tuple(field.name for field in attrs.fields(Limits))
+DEFAULT = Limits()
+
+
+def parse_limit(text: str) -> tuple[str, int]:
+    """``name=value`` from a command line; raises ValueError with a message fit to print."""
+    name, sep, value = text.partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or name not in LIMIT_NAMES:
+        raise ValueError(f"unknown limit `{text}`; limits: {', '.join(LIMIT_NAMES)}")
+    try:
+        number = int(value.strip().replace("_", ""))
+    except ValueError:
+        raise ValueError(f"limit `{name}` takes a whole number, not `{value}`") from None
+    if number < 1:
+        raise ValueError(f"limit `{name}` must be at least 1")
+    return name, number
