@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from .limits import DEFAULT, Limits
 from .source import Span
 
 # Instruction opcodes of the rule machine (see runtime.State._run).
@@ -211,6 +212,7 @@ class GameDef:
     once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"
     limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
     limited_kinds: frozenset[int] = frozenset()
+    run_limits: Limits = DEFAULT  # work, idle actions, pieces, digits: checked while playing
 
     def option(self, name: str) -> Any:
         for option in self.options:

@@ -5,17 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from . import nodes as n
 from .checker import lint
 from .compiler import compile_game
 from .diagnostics import Diagnostic, RulesError, register
+from .files import FileRefused, read_text
+from .limits import DEFAULT, Limits
 from .model import GameDef
 from .parser import parse
 from .source import Source
 from .variants import resolve
 
 register("E107", "unreadable-file", """
-The rules file cannot be read: it does not exist, is a folder, or is not UTF-8 text.
+The rules file cannot be read: it does not exist, is a folder, a device or a pipe rather than
+a regular file, or is not UTF-8 text.
 """)
 register("E108", "unknown-option", """
 An option given on the command line or to `rulelang.load` that the game does not declare,
@@ -23,28 +28,29 @@ or a value of the wrong type for it (options take the type of their default).
 """)
 
 
-def read_source(path: str) -> tuple[Source | None, list[Diagnostic]]:
+def read_source(path: str, limits: Limits = DEFAULT) -> tuple[Source | None, list[Diagnostic]]:
+    """A rules file as a Source: only a regular file of UTF-8 text within the size limit."""
     try:
-        return Source(str(path), Path(path).read_text(encoding="utf-8")), []
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        return None, [Diagnostic("E107", f"cannot read `{path}`: {reason.lower()}")]
+        return Source(str(path), read_text(path, limits.file_bytes)), []
+    except FileRefused as refused:
+        return None, [Diagnostic(refused.code, refused.message, help=refused.help)]
 
 
-def parse_file(path: str) -> tuple[n.RulesFile | None, list[Diagnostic]]:
-    source, diagnostics = read_source(path)
+def parse_file(path: str, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+    source, diagnostics = read_source(path, limits)
     if source is None:
         return None, diagnostics
     return parse(source)
 
 
-def analyse(path: str, options: dict[str, Any] | None = None,
-            warnings: bool = True) -> tuple[GameDef | None, list[Diagnostic]]:
-    """Parse, merge, lint and compile a rules file; returns the game (or None) and every diagnostic."""
-    tree, diagnostics = parse_file(path)
+def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = True,
+            limits: Limits = DEFAULT, root: str | None = None) -> tuple[GameDef | None, list[Diagnostic]]:
+    """Parse, merge, lint and compile a rules file; returns the game (or None) and every diagnostic.
+    ``extends`` stays inside the folder tree of ``root`` (default: the file's own folder)."""
+    tree, diagnostics = parse_file(path, limits)
     if tree is None:
         return None, diagnostics
-    merged, more = resolve(tree, parse_file)
+    merged, more = resolve(tree, lambda base: parse_file(base, limits), root=root)
     diagnostics += more
     if merged is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
@@ -56,6 +62,8 @@ def analyse(path: str, options: dict[str, Any] | None = None,
     diagnostics += compile_diagnostics
     if any(d.is_error for d in diagnostics):
         return None, diagnostics
+    if game is not None and limits != DEFAULT:
+        game = attrs.evolve(game, run_limits=limits)
     return game, diagnostics
 
 
@@ -98,9 +106,9 @@ def _coerce(raw: Any, default: Any) -> Any:
     return raw
 
 
-def load(path: str | Path, **options: Any) -> GameDef:
+def load(path: str | Path, limits: Limits = DEFAULT, **options: Any) -> GameDef:
     """Load a rules file as a game, with options set; raises RulesError on any error."""
-    game, diagnostics = analyse(str(path), options, warnings=False)
+    game, diagnostics = analyse(str(path), options, warnings=False, limits=limits)
     if game is None:
         raise RulesError([d for d in diagnostics if d.is_error])
     return game

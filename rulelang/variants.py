@@ -9,6 +9,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import Diagnostic, did_you_mean, register
+from .files import FileRefused, confine
 
 register("E105", "unknown-rule", """
 A variant replaces, removes or places a rule next to a rule that its base file does not have.
@@ -187,8 +188,13 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
     return n.RulesFile(variant.path, tuple(items), span=variant.span), diagnostics
 
 
-def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = ()) -> tuple[n.RulesFile | None, list[Diagnostic]]:
-    """Follow ``extends`` (recursively) and merge; ``load`` parses a path."""
+def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = (),
+            root: str | Path | None = None) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+    """Follow ``extends`` (recursively) and merge; ``load`` parses a path. Every file extended
+    must lie in the folder tree of ``root`` (default: the folder of the first file): a path
+    out of it is refused (E109) and never opened."""
+    if root is None:
+        root = Path(tree.path).parent
     extends = [i for i in tree.items if isinstance(i, n.Extends)]
     if not extends:
         return tree, []
@@ -197,16 +203,24 @@ def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = ()) -> tup
     if tree.items[0] is not extends[0]:
         return None, [Diagnostic("E106", "`extends` must come first in the file", extends[0].span,
                                  help="move this line to the top")]
-    base_path = str(Path(tree.path).parent / extends[0].path)
+    try:
+        base_path = str(confine(extends[0].path, Path(tree.path).parent, root))
+    except FileRefused as refused:
+        return None, [Diagnostic("E109", f"`extends` refused: {refused.message}", extends[0].span,
+                                 help=refused.help)]
     if str(Path(base_path).resolve()) in chain:
         return None, [Diagnostic("E106", f"`{extends[0].path}` extends this file back: a circle", extends[0].span)]
     base, diagnostics = load(base_path)
     if base is None:
+        if diagnostics and diagnostics[0].code == "E601":
+            return None, [Diagnostic("E601", f"the base file {diagnostics[0].message}", extends[0].span,
+                                     help=diagnostics[0].help)]
         if not diagnostics or diagnostics[0].code in ("E106", "E107"):
-            return None, [Diagnostic("E106", f"cannot read the base file `{extends[0].path}`", extends[0].span,
-                                     help="`extends` takes a path relative to this file")]
+            reason = diagnostics[0].message.split(": ", 1)[-1] if diagnostics else "unreadable"
+            return None, [Diagnostic("E106", f"cannot read the base file `{extends[0].path}`: {reason}",
+                                     extends[0].span, help="`extends` takes a path relative to this file")]
         return None, diagnostics
-    base, more = resolve(base, load, chain + (str(Path(tree.path).resolve()),))
+    base, more = resolve(base, load, chain + (str(Path(tree.path).resolve()),), root)
     if base is None:
         return None, diagnostics + more
     merged, changes = merge(tree, base)

@@ -64,10 +64,17 @@ def test_json_output_parses(capsys):
     assert (game["old"], game["new"]) == ("Pickomino", "Pickomino (Spanish seed)")
 
 
+def beside(folder: Path, *names: str) -> Path:
+    """Copies of games next to a variant (extends stays inside the variant's folder); the first."""
+    for name in names:
+        (folder / name).write_text((GAMES / name).read_text(encoding="utf-8"), encoding="utf-8")
+    return folder / names[0]
+
+
 def test_option_default_change(tmp_path, capsys):
-    base = GAMES / "pickomino.rules"
+    base = beside(tmp_path, "pickomino.rules")
     variant = tmp_path / "v.rules"
-    variant.write_text(f'extends "{base}"\n\noption shorter_game = true\n')
+    variant.write_text(f'extends "{base.name}"\n\noption shorter_game = true\n')
     code, out, _ = diff(capsys, str(base), str(variant))
     assert code == 0
     assert line_with(out, "option shorter_game: false -> true").endswith("v.rules:3")
@@ -81,7 +88,8 @@ def test_a_missing_file_exits_2(capsys):
 
 def test_errors_in_a_file_exit_1(tmp_path, capsys):
     variant = tmp_path / "v.rules"
-    variant.write_text(f'extends "{GAMES / "pickomino.rules"}"\n\nremove rule no_such_rule\n')
+    beside(tmp_path, "pickomino.rules")
+    variant.write_text('extends "pickomino.rules"\n\nremove rule no_such_rule\n')
     code, _, error = diff(capsys, str(GAMES / "pickomino.rules"), str(variant))
     assert code == 1
     assert "E105" in error
@@ -126,9 +134,9 @@ def test_every_line_number_points_at_the_name(capsys):
 
 
 def test_replaced_removed_and_nested_triggered_rules(tmp_path, capsys):
-    base = GAMES / "extrawurm.rules"
+    base = beside(tmp_path, "extrawurm.rules", "pickomino.rules")
     variant = tmp_path / "v.rules"
-    variant.write_text(f'extends "{base}"\n'
+    variant.write_text(f'extends "{base.name}"\n'
                        "\n"
                        "replace rule specialist_lost:\n"
                        "    when move from stack of player to grill:\n"
