@@ -51,7 +51,7 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
         raise FileRefused("E107", f"cannot read `{shown}`: not a regular file")
     if info.st_size > limit:
         raise FileRefused("E601", f"`{shown}` is too large: {info.st_size} bytes, more than the "
-                          f"limit of {limit}", help=f"raise the limit with `--limit file_bytes=N`")
+                          f"limit of {limit}", help="raise the limit with `--limit file_bytes=N`")
     try:
         # O_NONBLOCK: a path swapped for a fifo after the check cannot block the open.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
