@@ -16,6 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
+from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
 # "zones" is the pieces of several zones (`stack of players`); "zonelist" is a list of zones
@@ -202,6 +203,25 @@ def _subsets(st, pieces: list) -> list[list[int]]:
                 chosen.extend(groups[k][:c])
             result.append(chosen)
     result.sort(key=len)
+    return result
+
+
+def _items(st, items):
+    """The items a filter or a function goes through, counted against the work of the step."""
+    st.work += len(items)
+    if st.work > st.work_budget:
+        raise LimitExceeded("R509", f"more than {st.work_budget} units of work in one step "
+                            "(items gone through by filters and functions)")
+    return items
+
+
+def _mul(st, a, b):
+    if a.__class__ is not int or b.__class__ is not int:
+        if isinstance(a, (list, str)) or isinstance(b, (list, str)):
+            raise TypeError("`*` needs numbers")
+    result = a * b
+    if result.__class__ is int and not -st.big_number < result < st.big_number:
+        raise LimitExceeded("R511", f"a number of more than {st.number_digits} digits")
     return result
 
 
@@ -542,7 +562,7 @@ class ExpressionCompiler:
             cond = self.truth_code(node.cond, inner, slots)
         finally:
             self.bound.pop()
-        return Expr(f"[{e} for {e} in {source} if {cond}]", kind, True)
+        return Expr(f"[{e} for {e} in _items(st, {source}) if {cond}]", kind, True)
 
     def _x_Conditional(self, node, scope, slots):
         cond = self.truth_code(node.cond, scope, slots)
@@ -618,6 +638,8 @@ class ExpressionCompiler:
             return Expr(f"({self.as_list(left)} + {self.as_list(right)})", kind, True)
         self._need_number(left.kind, node.left, f"`{node.op}`")
         self._need_number(right.kind, node.right, f"`{node.op}`")
+        if node.op == "*":  # the one operator that makes numbers grow fast: checked
+            return Expr(f"_mul(st, {left.code}, {right.code})", "int", left.safe and right.safe)
         op = "//" if node.op == "/" else node.op
         return Expr(f"({left.code} {op} {right.code})", "int", left.safe and right.safe)
 
@@ -697,7 +719,7 @@ class ExpressionCompiler:
                 per_item = self.attribute_code("value", e)
         else:
             per_item = e
-        generator = f"for {e} in {items}"
+        generator = f"for {e} in _items(st, {items})"
         if len(args) == 1 and element == "piece" and name in ("sum", "max", "min"):
             # the values the pieces show, gathered without a Python loop
             column = self.attribute_code("value", "")[:-2]

@@ -373,7 +373,7 @@ class Compiler(ExpressionCompiler):
                     fn, _ = self.expr(c.initial, Scope(), Slots())
                 except CompileError:
                     fn = self.function("0")
-                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal))
+                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, span=c.span))
         return tuple(result)
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:

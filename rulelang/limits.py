@@ -45,3 +45,13 @@ def parse_limit(text: str) -> tuple[str, int]:
     if number < 1:
         raise ValueError(f"limit `{name}` must be at least 1")
     return name, number
+
+
+class LimitExceeded(Exception):
+    """A limit reached while playing, raised where the work is done (generated code, effects);
+    the runtime turns it into a RuntimeFault with ``code`` that names the rule."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -107,6 +107,7 @@ class CounterDef:
     per_player: bool
     initial: Evaluator
     ordinal: int  # laid out like zones: shared first, then per player
+    span: Span | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen

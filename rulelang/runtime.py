@@ -12,6 +12,7 @@ from typing import Any
 
 from . import model as m
 from .diagnostics import Diagnostic, RuntimeFault, register
+from .limits import LimitExceeded
 
 CHANCE = -1
 TERMINAL = -4
@@ -49,6 +50,28 @@ next waits for a decision or a roll. The rules that move such pieces must also s
 happens to the extra one, usually with a triggered rule (`when move to ...`). The message
 names the rule that made the last such move.
 """)
+register("R509", "work-limit", """
+One step of the game (everything between two decisions or rolls) went through more items
+than the work limit allows (1,000,000 by default): filters, counts, sums and sorts over
+collections, nested in each other, add up. The message names the rule. Simplify the rule, or
+raise the limit with `--limit work=N` if a real game needs it.
+""")
+register("R510", "no-progress", """
+The game asked for more decisions or rolls in a row than the limit (100,000 by default)
+without a turn ending: a loop that rolls or asks each time and has no way out. The message
+names the rule where the game waits. Give the loop a way out (`break`, a `while` condition
+that can become false), or raise the limit with `--limit idle_actions=N`.
+""")
+register("R511", "number-too-large", """
+A number computed while playing has more digits than the limit (1,000 by default): for
+instance a value multiplied by itself again and again. The message names the rule. Raise the
+limit with `--limit number_digits=N` if a real game needs it.
+""")
+register("R512", "too-many-pieces", """
+A `create` would make more pieces than the limit for one game (100,000 by default, all kinds
+together). The message names the rule. Raise the limit with `--limit pieces=N` if a real game
+needs it.
+""")
 register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
@@ -76,6 +99,41 @@ def _face_numbers(labels: tuple) -> tuple:
 
 
 _CHANCE_KINDS = ("roll", "draw")
+
+
+@functools.cache
+def _number_bound(digits: int) -> int:
+    return 10 ** digits
+
+
+def describe_error(error: BaseException) -> str:
+    """A Python error raised by the rules, in the words of the language (never empty)."""
+    if isinstance(error, LimitExceeded):
+        return error.message
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    if isinstance(error, ZeroDivisionError):
+        return "division by zero"
+    message = str(error)
+    if "integer string conversion" in message or "exceeds the limit" in message.lower():
+        return "a number too large to show"
+    if "NoneType" in message:
+        return "a value is none here (the top of an empty zone, or a piece that is not there): " + message
+    return message or f"invalid operation ({error.__class__.__name__})"
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, list):
+        return "a list"
+    return "a label" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _code_of(error: BaseException) -> str:
+    return error.code if isinstance(error, LimitExceeded) else "R503"
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -143,6 +201,14 @@ class State:
         # them off, trigger index, the rule's frame slots). They run when that frame is on top.
         self.fired: list[tuple] = []
         self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
+        limits = game.run_limits
+        # Work done in the current step (items gone through), checked against the budget by
+        # the generated code; decisions and rolls since a turn last began (R510).
+        self.work = 0
+        self.work_budget = limits.work
+        self.number_digits = limits.number_digits
+        self.big_number = _number_bound(limits.number_digits)
+        self.idle = 0
         self._init_counters()
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
@@ -151,10 +217,20 @@ class State:
     def _init_counters(self) -> None:
         shared = [c for c in self.game.counters if not c.per_player]
         per_player = [c for c in self.game.counters if c.per_player]
-        values = [c.initial(self, []) for c in shared]
-        for c in per_player:
-            values.extend(c.initial(self, []) for _ in range(self.n))
+        values: list = []
+        for c in shared + [c for c in per_player for _ in range(self.n)]:
+            try:
+                values.append(self._checked_number(c.initial(self, []), "the number"))
+            except Exception as error:  # a fault in a start value: name the counter
+                raise RuntimeFault(Diagnostic(
+                    _code_of(error), f"the start value of counter `{c.name}` cannot be worked out: "
+                    f"{describe_error(error)}", getattr(c, "span", None))) from None
         self.counters = values
+
+    def _checked_number(self, value: Any, what: str) -> Any:
+        if value.__class__ is int and not -self.big_number < value < self.big_number:
+            raise LimitExceeded("R511", f"{what} has more than {self.number_digits} digits")
+        return value
 
     # ------------------------------------------------------------------ OpenSpiel's API
     def current_player(self) -> int:
@@ -276,10 +352,20 @@ class State:
                     self.used_once = self.used_once | {(once, pending[3])}
         self.history.append(action)
         self.pending = None
+        turn = self.turn_number
         try:
             self._run()
             if self.game.limits:
                 self._check_limits()
+            if self.turn_number != turn or self.finished:
+                self.idle = 0
+            else:
+                self.idle += 1
+                if self.idle > self.game.run_limits.idle_actions:
+                    self.pending = None
+                    raise RuntimeFault(self._diagnostic(
+                        "R510", f"{self.idle} decisions and rolls in a row without a turn ending, "
+                        f"more than the limit of {self.game.run_limits.idle_actions}: a loop with no way out"))
         except RuntimeFault as fault:
             self.fault = fault
             raise
@@ -555,6 +641,13 @@ class State:
 
     def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
         kind = self.game.kinds[kind_index]
+        room = self.game.run_limits.pieces - len(self.pieces.kind)
+        wanted = len(kind.pieces) if count is None else count
+        if wanted.__class__ is not int:
+            raise TypeError(f"`create` needs a whole number of pieces, not {type(wanted).__name__}")
+        if wanted > room:
+            raise LimitExceeded("R512", f"`create` of {wanted} {kind.name} would make more than the "
+                                f"limit of {self.game.run_limits.pieces} pieces in a game")
         rows = kind.pieces if count is None else (kind.pieces[0],) * count if kind.pieces else ()
         old = self.pieces
         start, added = len(old.kind), len(rows)
@@ -604,6 +697,9 @@ class State:
         self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
 
     def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False) -> None:
+        if value.__class__ is int and not -self.big_number < value < self.big_number:
+            raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
+                                f"than {self.number_digits} digits")
         self.counters[index] = value
         if self.tracing:
             self.events.append((rule, "set", (index, value, is_seat)))
@@ -675,6 +771,7 @@ class State:
         steps = 0
         limit = self.game.step_limit
         fired = self.fired
+        self.work = 0
         try:
             while True:
                 if fired:  # triggered rules run after the statement that set them off, each to its end
@@ -811,10 +908,7 @@ class State:
             raise
         except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
             frame[1] = pc
-            message = str(error)
-            if "NoneType" in message:
-                message = "a value is none here (the top of an empty zone, or a piece that is not there): " + message
-            raise RuntimeFault(self._diagnostic("R503", message)) from error
+            raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error))) from None
 
     def _game_ends(self, after_round: bool) -> bool:
         for check in self.game.ends:
@@ -834,16 +928,35 @@ class State:
         self.events.append((rule, "game over", tuple(self.winners)))
 
     def scores(self) -> list[list]:
-        """The winner criteria's values for each player, in criteria order."""
+        """The winner criteria's values for each player, in criteria order; a criterion that
+        fails or is not a number is a RuntimeFault naming its rule."""
         saved = self.player
         table = []
         try:
             for p in range(self.n):
                 self.player = p
-                table.append([c.test(self, [None] * c.slot_count) for c in self.game.criteria])
+                row = []
+                for c in self.game.criteria:
+                    value = self._evaluate(c, f"winner rule `{self.game.rules[c.rule].name}`")
+                    if value is not None and value.__class__ not in (int, float, bool):
+                        raise RuntimeFault(Diagnostic(
+                            "R503", f"the winner rule `{self.game.rules[c.rule].name}` ranks players by "
+                            f"{_kind_of(value)}, not a number", c.span,
+                            help="rank by a number, such as a counter or `count(...)`"))
+                    row.append(value)
+                table.append(row)
         finally:
             self.player = saved
         return table
+
+    def _evaluate(self, check: m.Check, what: str) -> Any:
+        """A check's value; a Python error in it becomes a RuntimeFault naming ``what``."""
+        self.work = 0
+        try:
+            return check.test(self, [None] * check.slot_count)
+        except Exception as error:
+            raise RuntimeFault(Diagnostic(_code_of(error), f"{what} cannot be worked out: "
+                                          f"{describe_error(error)}", check.span)) from None
 
     def _winners(self) -> list[int]:
         table = self.scores()
@@ -860,7 +973,7 @@ class State:
     def check_invariants(self) -> list[str]:
         """Names of declared invariants that do not hold now."""
         return [self.game.rules[c.rule].name for c in self.game.invariants
-                if not c.test(self, [None] * c.slot_count)]
+                if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
 
     # ------------------------------------------------------------------ what a seat may see
     def observation(self, player: int | None) -> dict:
