@@ -26,9 +26,12 @@ from .diagnostics import (
     render_full,
     to_json_object,
 )
+from .files import FileRefused, confine
+from .limits import DEFAULT, Limits, parse_limit
 from .model import GameDef
 from .pipeline import analyse
 from .runtime import State
+from .source import printable
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 CODE_PATTERN = re.compile(r"^[A-Za-z]\d{3}$")
@@ -54,9 +57,22 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
     return options
 
 
-def load_game(path: str, options: dict[str, Any]) -> tuple[GameDef | None, int]:
+def parse_limits(pairs: list[str] | None) -> Limits:
+    """``--limit NAME=VALUE`` (repeatable) over the defaults."""
+    changes = {}
+    for pair in pairs or []:
+        try:
+            name, value = parse_limit(pair)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        changes[name] = value
+    return DEFAULT.replace(**changes) if changes else DEFAULT
+
+
+def load_game(path: str, options: dict[str, Any], limits: Limits = DEFAULT,
+              root: str | None = None) -> tuple[GameDef | None, int]:
     """Analyse a rules file for playing; on errors print them and give the exit code."""
-    game, diagnostics = analyse(path, options, warnings=False)
+    game, diagnostics = analyse(path, options, warnings=False, limits=limits, root=root)
     if game is not None:
         return game, EXIT_OK
     for d in diagnostics:
@@ -111,14 +127,19 @@ def resolve_seats(game: GameDef, players: int | None, seats: str | None, bot: st
 def cmd_run(args: argparse.Namespace) -> int:
     """Play a game at the terminal, logging it; or resume one from its log."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    limits = parse_limits(args.limit)
     if args.resume:
         for flag, value in (("--players", args.players), ("--seed", args.seed), ("--option", args.option)):
             if value:
                 raise UsageError(f"{flag} cannot be used with --resume: the log sets it")
-        return resume(args, interactive)
+        if args.rules and args.file:
+            raise UsageError("give the rules FILE or --rules FILE, not both")
+        return resume(args, interactive, limits)
+    if args.rules:
+        raise UsageError("--rules is for --resume; to play a game, give its rules FILE")
     if not args.file:
         raise UsageError("run needs a rules FILE (or --resume LOG)")
-    game, code = load_game(args.file, parse_options(args.option))
+    game, code = load_game(args.file, parse_options(args.option), limits)
     if game is None:
         return code
     seats = resolve_seats(game, args.players, args.seats, args.bot, interactive)
@@ -130,17 +151,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as error:
         err(f"error: cannot write the log {log_path}: {error.strerror or error}")
         return EXIT_USAGE
-    with log:
-        gamelog.write_header(log, args.file, len(seats), seats, option_values(game), seed, game.name)
-        state = game.new_initial_state(len(seats))
-        terminal = make_terminal(args)
-        terminal.say(terminal.style.bold(f"{game.name}: {len(seats)} players, seed {seed}"))
-        terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
-        changed = [f"{o.name}={o.value}" for o in game.options if o.value != o.default]
-        if changed:
-            terminal.say("options: " + ", ".join(changed))
-        terminal.say(f"log: {log_path}")
-        return drive(state, seats, seed, terminal, log, log_path, args.check)
+    try:
+        with log:
+            gamelog.write_header(log, args.file, len(seats), seats, option_values(game), seed, game.name,
+                                 log_path)
+            state = game.new_initial_state(len(seats))
+            terminal = make_terminal(args)
+            terminal.say(terminal.style.bold(printable(f"{game.name}: {len(seats)} players, seed {seed}")))
+            terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
+            changed = [printable(f"{o.name}={o.value}") for o in game.options if o.value != o.default]
+            if changed:
+                terminal.say("options: " + ", ".join(changed))
+            terminal.say(f"log: {log_path}")
+            return drive(state, seats, seed, terminal, log, log_path, args.check,
+                         rules_hint=resume_rules_hint(args.file, log_path))
+    except OSError as error:
+        return log_write_error(log_path, error)
+
+
+def log_write_error(log_path: Path, error: OSError) -> int:
+    err(f"error: cannot write the log {log_path}: {(error.strerror or str(error)).lower()}")
+    return EXIT_USAGE
+
+
+def resume_rules_hint(rules: str, log_path: Path) -> str:
+    """` --rules FILE` when a resume will need it: the rules lie outside the log's folder tree."""
+    folder = log_path.parent
+    try:
+        confine(gamelog.rules_for_log(rules, log_path), folder, folder)
+    except FileRefused:
+        return f" --rules {rules}"
+    return ""
 
 
 def make_terminal(args: argparse.Namespace) -> tui.Terminal:
@@ -149,9 +190,9 @@ def make_terminal(args: argparse.Namespace) -> tui.Terminal:
 
 
 def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log: IO[str],
-          log_path: Path, check: bool, shown: int = 0) -> int:
+          log_path: Path, check: bool, shown: int = 0, rules_hint: str = "") -> int:
     """Play on to the end (or a quit), then show the result; faults and Ctrl-C stop cleanly."""
-    resume_hint = f"resume with: rulelang run --resume {log_path}"
+    resume_hint = f"resume with: rulelang run --resume {log_path}{rules_hint}"
     try:
         finished = tui.play(state, seats, seed, terminal, log, check, shown)
     except RuntimeFault as fault:
@@ -178,40 +219,47 @@ def show_final(state: State, seats: list[str], terminal: tui.Terminal) -> None:
     terminal.say(terminal.style.good(tui.render_result(state, seats, terminal.width())))
 
 
-def replay_file(path: str, rules: str | None = None):
+def replay_file(path: str, rules: str | None = None, limits: Limits = DEFAULT):
     """Read a log, load its game and replay it: (log, game, replay), or an exit code after
-    saying what went wrong."""
+    saying what went wrong. The log's rules path is relative to the log's folder and must stay
+    in its tree; ``rules`` (given on the command line) overrides it."""
     try:
-        log_data = gamelog.read_log(path)
-    except (OSError, UnicodeDecodeError) as error:
-        err(f"error: cannot read the log {path}: {getattr(error, 'strerror', None) or error}")
-        return EXIT_USAGE
+        log_data = gamelog.read_log(path, limits)
     except gamelog.LogError as error:
-        err(f"error: {error}")
+        err(printable(f"error[{error.code}]: {error.message}"))
         return EXIT_USAGE
     header = log_data.header
-    rules = rules or header["rules"]
-    if header.get("rules_sha256") and gamelog.file_digest(rules) not in (None, header["rules_sha256"]):
-        err(f"warning: {rules} (or a file it extends) has changed since the log was written")
-    game, code = load_game(rules, header.get("options") or {})
+    root = None
+    if rules is None:
+        try:
+            rules = str(gamelog.rules_of_log(log_data))
+        except FileRefused as refused:
+            err(printable(f"error[E109]: {path}:1: the log's rules file is refused: {refused.message}"))
+            err("  = help: give the rules file on the command line: --rules FILE")
+            return EXIT_USAGE
+        root = str(Path(path).parent)
+    if header.get("rules_sha256") and gamelog.file_digest(rules, root=root) not in (None, header["rules_sha256"]):
+        err(f"warning: {printable(rules)} (or a file it extends) has changed since the log was written")
+    game, code = load_game(rules, header.get("options") or {}, limits, root)
     if game is None:
         return code
     players = header["players"]
     if not game.min_players <= players <= game.max_players:
-        err(f"error: {path}: {game.name} is for {game.min_players} to {game.max_players} players, "
-            f"not {players}")
+        err(printable(f"error[E701]: {path}:1: {game.name} is for {game.min_players} to "
+                      f"{game.max_players} players, not {players}"))
         return EXIT_USAGE
     unknown = [s for s in header.get("seats", []) if s != tui.HUMAN and s not in AGENTS]
     if unknown:
-        err(f"error: {path}: unknown seat `{unknown[0]}` in the header")
+        err(printable(f"error[E701]: {path}:1: unknown seat `{unknown[0]}` in the header"))
         return EXIT_USAGE
     replay = gamelog.replay_log(game.new_initial_state(players), log_data.actions, path)
     return log_data, game, replay
 
 
-def resume(args: argparse.Namespace, interactive: bool) -> int:
+def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT) -> int:
     """Replay a log (checking that it reproduces) and play on, appending to the same log."""
-    loaded = replay_file(args.resume, args.file)
+    rules = args.rules or args.file
+    loaded = replay_file(args.resume, rules, limits)
     if isinstance(loaded, int):
         return loaded
     log_data, game, replay = loaded
@@ -221,10 +269,16 @@ def resume(args: argparse.Namespace, interactive: bool) -> int:
         seats = resolve_seats(game, header["players"], args.seats, args.bot, interactive)
     seed = header["seed"]
     if not replay.reproduced:
-        err(f"error: the log does not reproduce: {replay.mismatch}")
+        err(printable(f"error[E703]: the log does not reproduce: {replay.mismatch}"))
         return EXIT_ERRORS
     terminal = make_terminal(args)
-    if log_data.end is not None or state.is_terminal():
+    if log_data.end is not None and not state.is_terminal():
+        line = log_data.actions[-1][0] + 1 if log_data.actions else 2
+        err(printable(f"error[E703]: {args.resume}:{line}: the log says the game is over, but the "
+                      f"replayed game goes on (turn {state.turn_number}, {replay.applied} actions)"))
+        err("  = help: the log does not match its rules; remove its end line to play on from there")
+        return EXIT_ERRORS
+    if state.is_terminal():
         terminal.say(f"the game in {args.resume} is over")
         show_final(state, seats, terminal)
         return EXIT_OK
@@ -240,8 +294,12 @@ def resume(args: argparse.Namespace, interactive: bool) -> int:
     except OSError as error:
         err(f"error: cannot append to the log {log_path}: {error.strerror or error}")
         return EXIT_USAGE
-    with log:
-        return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state))
+    try:
+        with log:
+            return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state),
+                         f" --rules {rules}" if rules else "")
+    except OSError as error:
+        return log_write_error(log_path, error)
 
 
 # ---------------------------------------------------------------------- lint
@@ -278,7 +336,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- replay
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a log, print its trace, and say whether the rules reproduce it."""
-    loaded = replay_file(args.log)
+    loaded = replay_file(args.log, args.rules, parse_limits(args.limit))
     if isinstance(loaded, int):
         return loaded
     log_data, _, replay = loaded
@@ -287,13 +345,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         mismatch = gamelog.compare_end(state, log_data.end)
     if not args.quiet:
         for line in state.event_lines(0):
-            print(line)
+            print(printable(line))
     print(f"{replay.applied} actions replayed from {args.log}")
     if mismatch is None:
         print("reproduces: yes" if log_data.end is not None else
               "reproduces: yes (the log ends before the game does)")
         return EXIT_OK
-    print(f"reproduces: no: {mismatch}")
+    print(printable(f"reproduces: no: {mismatch}"))
     return EXIT_ERRORS
 
 
@@ -326,15 +384,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Play many bot games and report win shares, scores and how games end."""
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    if args.max_faults < 1:
+        raise UsageError("--max-faults must be at least 1")
     options = parse_options(args.option)
-    game, code = load_game(args.file, options)
+    game, code = load_game(args.file, options, parse_limits(args.limit))
     if game is None:
         return code
     bots = resolve_bots(game, args.players, args.bots)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     show_progress = sys.stderr.isatty() and args.format == "text"
     batch = simulate.play_games(game, bots, seed, args.games, args.check,
-                                batch_progress(args.games) if show_progress else None)
+                                batch_progress(args.games) if show_progress else None, args.max_faults)
     if batch.interrupted:
         err("\ninterrupted: results of the games played so far")
     if show_progress:
@@ -412,7 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log", metavar="PATH", help="where to write the game log "
                      "(default logs/<game>-<time>.jsonl)")
     run.add_argument("--resume", metavar="LOG", help="replay a log and play on from its end")
+    run.add_argument("--rules", metavar="FILE", help="with --resume: the rules file, instead of the "
+                     "one the log names")
     run.add_argument("--check", action="store_true", help="check the invariants after every step")
+    add_limit_option(run)
     run.set_defaults(handler=cmd_run)
 
     lint = sub.add_parser("lint", help="check rules files and print diagnostics")
@@ -424,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a game log and check it reproduces")
     replay.add_argument("log", metavar="LOG")
     replay.add_argument("--quiet", action="store_true", help="do not print the trace")
+    replay.add_argument("--rules", metavar="FILE", help="the rules file, instead of the one the log names")
+    add_limit_option(replay)
     replay.set_defaults(handler=cmd_replay)
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
@@ -442,6 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")
     simulate_.add_argument("--format", choices=("text", "json"), default="text")
+    simulate_.add_argument("--max-faults", type=int, default=10, metavar="N",
+                           help="stop the batch after N games faulted (default 10)")
+    add_limit_option(simulate_)
     simulate_.set_defaults(handler=cmd_simulate)
 
     diff_ = sub.add_parser("diff", help="what a variant adds, replaces or removes from a base game")
@@ -450,6 +518,11 @@ def build_parser() -> argparse.ArgumentParser:
     diff_.add_argument("--format", choices=("text", "json"), default="text")
     diff_.set_defaults(handler=cmd_diff)
     return parser
+
+
+def add_limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", action="append", metavar="NAME=VALUE",
+                        help="raise (or lower) a limit, e.g. work=5000000 (`rulelang explain limits`)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 from collections.abc import Iterable
@@ -28,14 +29,38 @@ from typing import IO, Any
 import attrs
 
 from .agents import make_agent
-from .diagnostics import RuntimeFault
+from .diagnostics import RuntimeFault, register
+from .files import FileRefused, confine, read_bytes
+from .limits import DEFAULT, Limits
 from .runtime import CHANCE, State
 
 LOG_VERSION = 1
+MAX_INT_DIGITS = 40  # no number in a valid log is longer (seeds, indices, face numbers)
+
+register("E701", "invalid-log", """
+A game log that rulelang cannot use: not JSON lines, no `rulelang_log` header, or a field of
+the wrong type or out of range (a seat that is not a name, JSON nested more deeply than the
+limit, a number too long). The message names the log and the line. Logs are written by `rulelang run`;
+a log edited by hand, or written by someone else, is checked field by field before use.
+""")
+register("E702", "log-too-large", """
+A game log is larger than the limit (50,000,000 bytes by default). Raise the limit with
+`--limit log_bytes=N` if a real game needs it. (JSON nested more deeply than `log_depth`, 20
+levels by default, is an invalid log, E701.)
+""")
+register("E703", "log-does-not-match", """
+A game log does not match its rules: an action that is not legal there, a text that differs,
+or an end line where the rules go on. The message names the line where they part.
+""")
 
 
 class LogError(Exception):
-    """A log that cannot be read or used: not JSON lines, no header, a bad action line."""
+    """A log that cannot be read or used (``code`` E701, E702, E703; ``line`` when known)."""
+
+    def __init__(self, message: str, code: str = "E701"):
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 @attrs.frozen
@@ -123,21 +148,42 @@ def default_log_path(rules: str, directory: str | Path = "logs") -> Path:
 _EXTENDS = re.compile(rb'^extends[ \t]+"([^"]*)"', re.M)
 
 
-def file_digest(path: str | Path, _seen: tuple[str, ...] = ()) -> str | None:
+def file_digest(path: str | Path, _seen: tuple[str, ...] = (), root: str | Path | None = None) -> str | None:
     """The SHA-256 of a rules file, to tell later whether it changed since the log was made.
     A variant's digest covers the files it extends too (a file that extends none keeps the
-    plain SHA-256 of its bytes)."""
+    plain SHA-256 of its bytes). Files are read as the pipeline reads them: regular files
+    within the size limit, ``extends`` confined to the tree of ``root`` (the first file's folder)."""
+    root = Path(path).parent if root is None else root
     try:
-        data = Path(path).read_bytes()
-    except OSError:
+        data = read_bytes(path, DEFAULT.file_bytes)
+    except FileRefused:
         return None
     digest = hashlib.sha256(data)
     extends = _EXTENDS.search(data)
     resolved = str(Path(path).resolve())
     if extends is not None and resolved not in _seen:
-        base = Path(path).parent / extends.group(1).decode("utf-8", "replace")
-        digest.update(b"\0extends\0" + (file_digest(base, _seen + (resolved,)) or "").encode())
+        try:
+            base = confine(extends.group(1).decode("utf-8", "replace"), Path(path).parent, root)
+        except FileRefused:
+            base = None
+        digest.update(b"\0extends\0" + ((file_digest(base, _seen + (resolved,), root) if base else None)
+                                         or "").encode())
     return digest.hexdigest()
+
+
+def rules_for_log(rules: str | Path, log_path: str | Path) -> str:
+    """The rules path a log's header records: relative to the log's folder, where replays look."""
+    try:
+        return Path(os.path.relpath(Path(rules).resolve(), Path(log_path).resolve().parent)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return str(rules)
+
+
+def rules_of_log(log: GameLog) -> Path:
+    """The rules file a log names, relative to the log's folder and inside its folder tree;
+    raises FileRefused (E109) otherwise, without opening it."""
+    folder = Path(log.path).parent
+    return confine(log.header["rules"], folder, folder)
 
 
 def _write(out: IO[str], record: dict) -> None:
@@ -146,9 +192,13 @@ def _write(out: IO[str], record: dict) -> None:
 
 
 def write_header(out: IO[str], rules: str, players: int, seats: list[str], options: dict,
-                 seed: int, game: str = "") -> dict:
-    """Write the first line of a log, and return it."""
-    header = {"rulelang_log": LOG_VERSION, "rules": str(rules), "game": game, "players": players,
+                 seed: int, game: str = "", log_path: str | Path | None = None) -> dict:
+    """Write the first line of a log, and return it. With ``log_path``, the rules path is
+    written relative to the log's folder (where replays look for it). The log is the
+    referee's record: it holds every seat's decisions and every roll and draw."""
+    header = {"rulelang_log": LOG_VERSION, "record": "referee",
+              "rules": rules_for_log(rules, log_path) if log_path is not None else str(rules),
+              "game": game, "players": players,
               "seats": list(seats), "options": dict(options), "seed": seed,
               "rules_sha256": file_digest(rules)}
     _write(out, header)
@@ -174,11 +224,21 @@ def write_fault(out: IO[str], code: str, message: str) -> None:
 
 
 # ---------------------------------------------------------------------- reading
-def read_log(path: str | Path) -> GameLog:
-    """Read a log; raises LogError (OSError for an unreadable file) when it cannot be used.
-
-    A last line cut short is dropped (``dropped_tail``); any other bad line is an error."""
-    text = Path(path).read_text(encoding="utf-8")
+def read_log(path: str | Path, limits: Limits = DEFAULT) -> GameLog:
+    """Read a log; raises LogError when it cannot be used (E701 with the line, E702 when too
+    large or too deep; an unreadable file is E701 too). Every field is checked for its type and
+    range before anything uses it. A last line cut short is dropped (``dropped_tail``)."""
+    try:
+        data = read_bytes(path, limits.log_bytes)
+    except FileRefused as refused:
+        if refused.code == "E601":
+            raise LogError(f"{path}: the log is larger than the limit of {limits.log_bytes} bytes",
+                           "E702") from None
+        raise LogError(refused.message) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LogError(f"{path}: not a rulelang log (not UTF-8 text)") from None
     raw = text.split("\n")
     if raw and raw[-1] == "":
         raw.pop()
@@ -187,39 +247,125 @@ def read_log(path: str | Path) -> GameLog:
     for number, line in enumerate(raw, start=1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
+        if line.count("[") + line.count("{") > limits.log_depth and _depth(line) > limits.log_depth:
+            raise LogError(f"{where}: JSON nested more than {limits.log_depth} levels deep "
+                           "(raise the limit with `--limit log_depth=N`)")
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+            record = json.loads(line, parse_int=_small_int, parse_constant=_no_constant)
+        except LogError as error:
+            raise LogError(f"{where}: {error.message}") from None
+        except (ValueError, RecursionError):
             if number == len(raw) and not text.endswith("\n"):
                 dropped = True
                 break
-            raise LogError(f"{path}:{number}: not a JSON line") from None
+            raise LogError(f"{where}: not a JSON line") from None
         if not isinstance(record, dict):
-            raise LogError(f"{path}:{number}: expected a JSON object")
+            raise LogError(f"{where}: expected a JSON object")
         records.append((number, record))
-    if not records or records[0][1].get("rulelang_log") != LOG_VERSION:
+    if not records or records[0][1].get("rulelang_log") != LOG_VERSION or records[0][0] != 1:
         raise LogError(f"{path}: not a rulelang log (the first line must be a rulelang_log header)")
     header = records[0][1]
-    for key, kind in (("rules", str), ("players", int), ("seed", int), ("seats", list),
-                      ("options", dict)):
-        if key not in header and key in ("seats", "options"):
-            continue
-        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
-            raise LogError(f"{path}:1: the header has no valid `{key}`")
-    if "seats" in header and len(header["seats"]) != header["players"]:
-        raise LogError(f"{path}:1: the header has {len(header['seats'])} seats for "
-                       f"{header['players']} players")
+    _check_header(header, f"{path}:1")
     actions, end = [], None
     for number, record in records[1:]:
+        where = f"{path}:{number}"
         if end is not None:
-            raise LogError(f"{path}:{number}: a line after the end of the game")
+            raise LogError(f"{where}: a line after the end of the game")
         if record.get("end"):
             end = record
         elif "action" in record:
+            _check_action_line(record, where)
             actions.append((number, record))
         elif "fault" not in record:
-            raise LogError(f"{path}:{number}: neither an action nor the end of the game")
+            raise LogError(f"{where}: neither an action nor the end of the game")
     return GameLog(str(path), header, tuple(actions), end, dropped)
+
+
+def _small_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS:
+        raise LogError(f"a number of {len(text)} digits, more than the {MAX_INT_DIGITS} a log uses")
+    return int(text)
+
+
+def _no_constant(text: str):
+    raise LogError(f"`{text}` is not a number a log uses")
+
+
+def _depth(line: str) -> int:
+    """How deeply JSON brackets nest in a line, strings skipped: checked before json.loads, whose
+    recursion a deep line would exhaust."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _is_int(value: Any) -> bool:
+    return value.__class__ is int
+
+
+def _check_header(header: dict, where: str) -> None:
+    def bad(key: str, what: str) -> LogError:
+        return LogError(f"{where}: the header's `{key}` must be {what}")
+
+    rules = header.get("rules")
+    if not isinstance(rules, str) or not rules or "\0" in rules or len(rules) > 4096:
+        raise bad("rules", "the path of a rules file")
+    players = header.get("players")
+    if not _is_int(players) or not 1 <= players <= 1000:
+        raise bad("players", "a number of players from 1 to 1000")
+    if not _is_int(header.get("seed")):
+        raise bad("seed", "a whole number")
+    if "seats" in header:
+        seats = header["seats"]
+        if not isinstance(seats, list) or not all(isinstance(s, str) and len(s) <= 100 for s in seats):
+            raise bad("seats", "a list of seat names (`you` or a bot)")
+        if len(seats) != players:
+            raise LogError(f"{where}: the header has {len(seats)} seats for {players} players")
+    if "options" in header:
+        options = header["options"]
+        if not isinstance(options, dict) or not all(
+                isinstance(v, (str, int, bool)) and not isinstance(v, float) for v in options.values()):
+            raise bad("options", "an object of option names and values (text, numbers, true or false)")
+    for key in ("game", "rules_sha256"):
+        if header.get(key) is not None and not isinstance(header[key], str):
+            raise bad(key, "text")
+
+
+def _check_action_line(record: dict, where: str) -> None:
+    player = record.get("player")
+    if not (player == "chance" or (_is_int(player) and 0 <= player < 1000)):
+        raise LogError(f"{where}: `player` must be a seat number or \"chance\"")
+    if "turn" in record and not _is_int(record["turn"]):
+        raise LogError(f"{where}: `turn` must be a whole number")
+    if not isinstance(record.get("text", ""), str):
+        raise LogError(f"{where}: `text` must be text")
+    if not _valid_action(record.get("action"), 3):
+        raise LogError(f"{where}: `action` must be a number, or lists of face numbers")
+
+
+def _valid_action(value: Any, depth: int) -> bool:
+    """A decision index (int), a drawn piece (int) or a roll (lists of lists of ints)."""
+    if _is_int(value):
+        return value >= 0
+    if isinstance(value, list) and depth > 1 and len(value) <= 10_000:
+        return all(_valid_action(v, depth - 1) for v in value)
+    return False
 
 
 def rewrite_valid_lines(log: GameLog) -> None:

@@ -57,8 +57,8 @@ collections, nested in each other, add up. The message names the rule. Simplify 
 raise the limit with `--limit work=N` if a real game needs it.
 """)
 register("R510", "no-progress", """
-The game asked for more decisions or rolls in a row than the limit (100,000 by default)
-without a turn ending: a loop that rolls or asks each time and has no way out. The message
+The game asked for more decisions or rolls in a row than the limit (10,000 by default)
+without a turn or round beginning: a loop that rolls or asks each time and has no way out. The message
 names the rule where the game waits. Give the loop a way out (`break`, a `while` condition
 that can become false), or raise the limit with `--limit idle_actions=N`.
 """)
@@ -352,12 +352,12 @@ class State:
                     self.used_once = self.used_once | {(once, pending[3])}
         self.history.append(action)
         self.pending = None
-        turn = self.turn_number
+        turn, round_ = self.turn_number, self.round_number
         try:
             self._run()
             if self.game.limits:
                 self._check_limits()
-            if self.turn_number != turn or self.finished:
+            if self.turn_number != turn or self.round_number != round_ or self.finished:
                 self.idle = 0
             else:
                 self.idle += 1

@@ -13,6 +13,7 @@ from . import gamelog, tui
 from .diagnostics import Diagnostic, RuntimeFault
 from .model import GameDef
 from .runtime import State
+from .source import printable
 
 
 def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
@@ -39,19 +40,23 @@ class Simulation:
     faults: list[tuple[int, Diagnostic]]
     seconds: float
     interrupted: bool  # Ctrl-C stopped it: the totals cover the games played so far
+    stopped: bool = False  # too many games faulted: the rest were not played
 
     def report(self, path: str, options: dict) -> dict:
         """The report as plain data (what ``--format json`` prints)."""
-        return self.stats.report(self.bots, self.seed, self.seconds, self.faults, path, options)
+        report = self.stats.report(self.bots, self.seed, self.seconds, self.faults, path, options)
+        report["stopped_after_faults"] = len(self.faults) if self.stopped else None
+        return report
 
 
 def play_games(game: GameDef, bots: list[str], seed: int, games: int, check: bool,
-               progress: Callable[[int], None] | None = None) -> Simulation:
+               progress: Callable[[int], None] | None = None, max_faults: int = 10) -> Simulation:
     """Play ``games`` bot games, game i with seed ``seed + i``; a runtime fault ends only its own
-    game, and Ctrl-C ends the batch early. ``progress`` is told how many games are done."""
+    game (and is kept with its seed), the batch stops after ``max_faults`` faulted games, and
+    Ctrl-C ends it early. ``progress`` is told how many games are done."""
     stats = Stats(game, len(bots))
     faults: list[tuple[int, Diagnostic]] = []
-    interrupted = False
+    interrupted = stopped = False
     started = time.perf_counter()
     try:
         for i in range(games):
@@ -59,11 +64,14 @@ def play_games(game: GameDef, bots: list[str], seed: int, games: int, check: boo
                 stats.add(play_bots(game, bots, seed + i, check))
             except RuntimeFault as fault:
                 faults.append((seed + i, fault.diagnostic))
+                stopped = len(faults) >= max_faults and i + 1 < games
             if progress is not None:
                 progress(i + 1)
+            if stopped:
+                break
     except KeyboardInterrupt:
         interrupted = True
-    return Simulation(stats, bots, seed, faults, time.perf_counter() - started, interrupted)
+    return Simulation(stats, bots, seed, faults, time.perf_counter() - started, interrupted, stopped)
 
 
 class Stats:
@@ -165,8 +173,8 @@ def _choices_report(chosen: Counter, games: int) -> dict:
 
 def format_report(r: dict) -> str:
     """The simulate report as text tables."""
-    options = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
-    lines = [f"{r['game']}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
+    options = printable(", ".join(f"{k}={v}" for k, v in r["options"].items())) or "defaults"
+    lines = [f"{printable(r['game'])}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
              f"{r['seed'] + r['games'] - 1}, options: {options}"]
     if r["finished"]:
         lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
@@ -196,9 +204,15 @@ def format_report(r: dict) -> str:
         for rule, options in r["choices"].items():
             text = ", ".join(f"{option} {per_game:.2f}" for option, per_game in options.items())
             lines.append(f"  {rule:<{width}}  {text}")
+    if r["faults"]:
+        lines.append("")
+        lines.append(f"{len(r['faults'])} of {r['games']} games faulted:")
     for f in r["faults"]:
-        lines.append(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
-                     + (f" ({f['where']})" if f["where"] else ""))
+        lines.append(printable(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
+                               + (f" ({f['where']})" if f["where"] else "")))
+    if r.get("stopped_after_faults"):
+        lines.append(f"stopped after {r['stopped_after_faults']} faulted games; the other games were not "
+                     "played (raise with --max-faults N)")
     if r["faults"]:
         seats = ",".join(s["bot"] for s in r["seats"])
         opts = "".join(f" --option {k}={v}" for k, v in r["options"].items())

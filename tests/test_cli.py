@@ -112,7 +112,7 @@ def test_run_bots_writes_a_log(played):
 
 def test_replay_reproduces(played, capsys):
     log, _ = played
-    assert cli.main(["replay", str(log)]) == 0
+    assert cli.main(["replay", str(log), "--rules", PICKOMINO]) == 0
     out = capsys.readouterr().out
     assert "reproduces: yes" in out
     assert "pickomino.rules:" in out  # the trace names rules
@@ -126,7 +126,7 @@ def test_replay_reports_a_mismatch(played, tmp_path, capsys):
     lines[3] = json.dumps(record)
     tampered = tmp_path / "tampered.jsonl"
     tampered.write_text("\n".join(lines) + "\n")
-    assert cli.main(["replay", "--quiet", str(tampered)]) == 1
+    assert cli.main(["replay", "--quiet", str(tampered), "--rules", PICKOMINO]) == 1
     assert "reproduces: no" in capsys.readouterr().out
 
 
@@ -136,10 +136,10 @@ def test_resume_a_truncated_log_plays_the_same_game(played, tmp_path, capsys):
     actions = lines[1:-1]
     truncated = tmp_path / "truncated.jsonl"
     truncated.write_text("\n".join([lines[0], *actions[: len(actions) // 2]]) + "\n")
-    assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+    assert cli.main(["run", "--resume", str(truncated), "--fast", "--rules", PICKOMINO]) == 0
     assert "resumed after" in capsys.readouterr().out
     assert truncated.read_text().splitlines() == lines
-    assert cli.main(["replay", "--quiet", str(truncated)]) == 0
+    assert cli.main(["replay", "--quiet", str(truncated), "--rules", PICKOMINO]) == 0
 
 
 def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
@@ -147,14 +147,14 @@ def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
     lines = log.read_text().splitlines()
     cut = tmp_path / "cut.jsonl"
     cut.write_text("\n".join(lines[:6]) + "\n" + lines[6][:10])
-    assert cli.main(["run", "--resume", str(cut), "--fast"]) == 0
+    assert cli.main(["run", "--resume", str(cut), "--fast", "--rules", PICKOMINO]) == 0
     assert cut.read_text().splitlines() == lines
     capsys.readouterr()
 
 
 def test_resume_a_finished_game(played, capsys):
     log, _ = played
-    assert cli.main(["run", "--resume", str(log), "--fast"]) == 0
+    assert cli.main(["run", "--resume", str(log), "--fast", "--rules", PICKOMINO]) == 0
     assert "is over" in capsys.readouterr().out
 
 
@@ -178,7 +178,7 @@ def test_human_plays_to_the_end_of_input(tmp_path, monkeypatch, capsys):
     code = cli.main(["run", PICKOMINO, "--seats", "you,random", "--seed", "3", "--log", str(log), "--check"])
     assert code == 0
     assert "winner" in capsys.readouterr().out or not log_lines(log)[-1].get("end")
-    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    assert cli.main(["replay", "--quiet", str(log), "--rules", PICKOMINO]) == 0
 
 
 def test_parse_choice():
@@ -435,10 +435,10 @@ def test_a_card_game_with_draws_replays_and_resumes(tmp_path, capsys):
                      "--option", "threshold=3", "--log", str(log)]) == 0
     lines = log.read_text().splitlines()
     assert any('"text": "draw ox' in line for line in lines)
-    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    assert cli.main(["replay", "--quiet", str(log), "--rules", rules]) == 0
     truncated = tmp_path / "half.jsonl"
     truncated.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
-    assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+    assert cli.main(["run", "--resume", str(truncated), "--fast", "--rules", rules]) == 0
     assert truncated.read_text().splitlines() == lines
     capsys.readouterr()
 
@@ -519,13 +519,13 @@ def test_extrawurm_bots_game_logs_replays_and_resumes(tmp_path, capsys, monkeypa
     texts = [json.loads(line).get("text") for line in lines[1:-1]]
     assert "throw again (weasel)" in texts and "decline" in texts
     assert any(t and t.startswith("set aside:") for t in texts)
-    assert cli.main(["replay", str(log)]) == 0
+    assert cli.main(["replay", str(log), "--rules", EXTRAWURM]) == 0
     out = capsys.readouterr().out
     assert "reproduces: yes" in out and "triggered:" in out and "[specialist_comes_with_tile, " in out
     for cut in (len(lines) // 3, texts.index("decline") + 1):
         truncated = tmp_path / f"cut{cut}.jsonl"
         truncated.write_text("\n".join(lines[:cut]) + "\n")
-        assert cli.main(["run", "--resume", str(truncated), "--fast"]) == 0
+        assert cli.main(["run", "--resume", str(truncated), "--fast", "--rules", EXTRAWURM]) == 0
         assert truncated.read_text().splitlines() == lines
     capsys.readouterr()
 
@@ -537,7 +537,7 @@ def test_human_plays_extrawurm_to_the_end_of_input(tmp_path, monkeypatch, capsys
     assert code == 0
     out = capsys.readouterr().out
     assert "player 1 (you), your choice:" in out and "  bratwurms" in out
-    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    assert cli.main(["replay", "--quiet", str(log), "--rules", EXTRAWURM]) == 0
 
 
 def test_a_changed_base_file_is_noticed_when_a_variant_log_is_replayed(tmp_path, capsys):
