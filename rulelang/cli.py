@@ -165,6 +165,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             terminal.say(f"log: {log_path}")
             return drive(state, seats, seed, terminal, log, log_path, args.check,
                          rules_hint=resume_rules_hint(args.file, log_path))
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: main says nothing more
     except OSError as error:
         return log_write_error(log_path, error)
 
@@ -298,6 +300,8 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
         with log:
             return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state),
                          f" --rules {rules}" if rules else "")
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: main says nothing more
     except OSError as error:
         return log_write_error(log_path, error)
 

@@ -210,8 +210,8 @@ def _items(st, items):
     """The items a filter or a function goes through, counted against the work of the step."""
     st.work += len(items)
     if st.work > st.work_budget:
-        raise LimitExceeded("R509", f"more than {st.work_budget} units of work in one step "
-                            "(items gone through by filters and functions)")
+        raise LimitExceeded("R509", f"more work in one step than the limit of {st.work_budget} "
+                            "(items gone through by filters, counts, sums and sorts)")
     return items
 
 
@@ -221,7 +221,7 @@ def _mul(st, a, b):
             raise TypeError("`*` needs numbers")
     result = a * b
     if result.__class__ is int and not -st.big_number < result < st.big_number:
-        raise LimitExceeded("R511", f"a number of more than {st.number_digits} digits")
+        raise LimitExceeded("R511", f"a number of more than {st.number_digits} digits, the limit")
     return result
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from . import model as m
 from .diagnostics import Diagnostic, RuntimeFault, register
 from .limits import LimitExceeded
+from .source import printable
 
 CHANCE = -1
 TERMINAL = -4
@@ -1025,7 +1026,7 @@ class State:
         """The trace from event ``start`` on, each with the rule (file:line) that caused it.
         With a ``viewer`` seat (None: a spectator), pieces moving only between zones that seat
         cannot see are counted, not named."""
-        return [self.format_event(e, viewer) for e in self.events[start:]]
+        return [printable(self.format_event(e, viewer)) for e in self.events[start:]]
 
     def _sees(self, zone_index: int, viewer) -> bool:
         if viewer == "all":
