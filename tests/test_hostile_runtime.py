@@ -36,7 +36,7 @@ FAULTS = [
     ("hyp_invariant_index_typeerror.rules", ["--check"], "R503", "invariant `inv` cannot be worked out"),
     ("memoryerror_empty_message.rules", [], "R512", "limit of 100000 pieces"),
     ("dos_create.rules", [], "R512", "(in rule `s`, "),
-    ("bigint_runtime.rules", [], "R511", "more than 1000 digits (in rule `r`"),
+    ("bigint_runtime.rules", [], "R511", "more than 1000 digits, the limit (in rule `r`"),
     ("dos_squaring.rules", [], "R511", "(in rule `r`"),
     ("dos_nested_filter.rules", [], "R509", "more work in one step than the limit of 1000000"),
     ("mc_bot_list_criterion.rules", [], "R503", "the winner rule `w` ranks players by a list, not a number"),
