@@ -356,6 +356,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
               "reproduces: yes (the log ends before the game does)")
         return EXIT_OK
     print(printable(f"reproduces: no: {mismatch}"))
+    err(printable(f"error[E703]: {args.log}: the log does not match its rules: {mismatch}"))
     return EXIT_ERRORS
 
 
@@ -511,8 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")
     simulate_.add_argument("--format", choices=("text", "json"), default="text")
-    simulate_.add_argument("--max-faults", type=int, default=10, metavar="N",
-                           help="stop the batch after N games faulted (default 10)")
+    simulate_.add_argument("--max-faults", type=int, default=5, metavar="N",
+                           help="stop the batch once N games faulted, if most games so far did (default 5)")
     add_limit_option(simulate_)
     simulate_.set_defaults(handler=cmd_simulate)
 

@@ -19,6 +19,8 @@ from .source import printable
 def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
     """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats."""
     state = game.new_initial_state(len(bots))
+    if check and (broken := state.check_invariants()):
+        raise tui.invariant_fault(state, broken, "the set-up", 0)
     while not state.is_terminal():
         mover = state.current_player()
         action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None)
@@ -50,10 +52,11 @@ class Simulation:
 
 
 def play_games(game: GameDef, bots: list[str], seed: int, games: int, check: bool,
-               progress: Callable[[int], None] | None = None, max_faults: int = 10) -> Simulation:
+               progress: Callable[[int], None] | None = None, max_faults: int = 5) -> Simulation:
     """Play ``games`` bot games, game i with seed ``seed + i``; a runtime fault ends only its own
-    game (and is kept with its seed), the batch stops after ``max_faults`` faulted games, and
-    Ctrl-C ends it early. ``progress`` is told how many games are done."""
+    game (and is kept with its seed). When ``max_faults`` games have faulted and they are most of
+    the games played, the batch stops: the rules fault in every game. Ctrl-C ends it early too.
+    ``progress`` is told how many games are done."""
     stats = Stats(game, len(bots))
     faults: list[tuple[int, Diagnostic]] = []
     interrupted = stopped = False
@@ -64,7 +67,7 @@ def play_games(game: GameDef, bots: list[str], seed: int, games: int, check: boo
                 stats.add(play_bots(game, bots, seed + i, check))
             except RuntimeFault as fault:
                 faults.append((seed + i, fault.diagnostic))
-                stopped = len(faults) >= max_faults and i + 1 < games
+                stopped = len(faults) >= max_faults and 2 * len(faults) > i + 1 and i + 1 < games
             if progress is not None:
                 progress(i + 1)
             if stopped:
@@ -211,8 +214,8 @@ def format_report(r: dict) -> str:
         lines.append(printable(f"fault in the game with seed {f['seed']}: {f['code']} {f['message']}"
                                + (f" ({f['where']})" if f["where"] else "")))
     if r.get("stopped_after_faults"):
-        lines.append(f"stopped after {r['stopped_after_faults']} faulted games; the other games were not "
-                     "played (raise with --max-faults N)")
+        lines.append(f"stopped after {r['stopped_after_faults']} faulted games, most of those played; "
+                     "the other games were not played (raise with --max-faults N)")
     if r["faults"]:
         seats = ",".join(s["bot"] for s in r["seats"])
         opts = "".join(f" --option {k}={v}" for k, v in r["options"].items())

@@ -134,7 +134,7 @@ def test_simulate_stops_after_max_faults(capsys):
     code, out, _ = main(capsys, "simulate", HOSTILE / "hang_repeat_roll.rules", "--games", "50",
                         "--limit", "idle_actions=20", "--max-faults", "3")
     assert code == 1
-    assert "3 of 3 games faulted" in out and "stopped after 3 faulted games" in out
+    assert "3 of 3 games faulted" in out and "stopped after 3 faulted games, most of those played" in out
 
 
 def test_escapes_in_names_are_shown_escaped(tmp_path, capsys):
