@@ -235,7 +235,7 @@ HOSTILE_LOGS = [
 @pytest.mark.parametrize(("name", "code", "text"), HOSTILE_LOGS, ids=[c[0] for c in HOSTILE_LOGS])
 def test_a_hostile_log_is_refused(name, code, text, capsys, tmp_path):
     log = tmp_path / name
-    shutil.copy(HOSTILE / "logs" / name, log)
+    shutil.copy(HOSTILE / "saved_logs" / name, log)
     for argv in (("replay", log), ("run", "--resume", log)):
         exit_code, _, err = main(capsys, *argv)
         assert exit_code == 2 and f"error[{code}]" in err and text in err, err
@@ -244,7 +244,7 @@ def test_a_hostile_log_is_refused(name, code, text, capsys, tmp_path):
 
 def test_a_deep_line_is_refused_before_json_parses_it(tmp_path, capsys):
     log = tmp_path / "deep.jsonl"
-    header = json.loads((HOSTILE / "logs" / "end_early.jsonl").read_text().splitlines()[0])
+    header = json.loads((HOSTILE / "saved_logs" / "end_early.jsonl").read_text().splitlines()[0])
     log.write_text(json.dumps(header) + '\n{"player": 0, "action": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     code, _, err = main(capsys, "replay", log)
     assert code == 2 and "JSON nested more than 20 levels" in err
@@ -252,7 +252,7 @@ def test_a_deep_line_is_refused_before_json_parses_it(tmp_path, capsys):
 
 def test_a_log_over_the_size_limit_is_refused(tmp_path, capsys):
     log = tmp_path / "big.jsonl"
-    shutil.copy(HOSTILE / "logs" / "end_early.jsonl", log)
+    shutil.copy(HOSTILE / "saved_logs" / "end_early.jsonl", log)
     code, _, err = main(capsys, "replay", log, "--limit", "log_bytes=100")
     assert code == 2 and "error[E702]" in err and "limit of 100 bytes" in err
 
@@ -260,7 +260,7 @@ def test_a_log_over_the_size_limit_is_refused(tmp_path, capsys):
 @pytest.mark.parametrize("header_change", [{"players": True}, {"players": 10**9}, {"seed": "7"},
                                            {"options": {"a": [1]}}, {"rules": ""}, {"game": 3}])
 def test_header_fields_are_checked(header_change, tmp_path):
-    lines = (HOSTILE / "logs" / "end_early.jsonl").read_text().splitlines()
+    lines = (HOSTILE / "saved_logs" / "end_early.jsonl").read_text().splitlines()
     header = json.loads(lines[0]) | header_change
     log = tmp_path / "x.jsonl"
     log.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
@@ -273,7 +273,7 @@ def test_header_fields_are_checked(header_change, tmp_path):
                                   '{"player": 0, "action": [[[[1]]]]}', '{"player": 0, "action": NaN}',
                                   '{"player": 0, "action": 0, "text": 5}', '{"player": [], "action": 0}'])
 def test_action_fields_are_checked(line, tmp_path):
-    header = (HOSTILE / "logs" / "end_early.jsonl").read_text().splitlines()[0]
+    header = (HOSTILE / "saved_logs" / "end_early.jsonl").read_text().splitlines()[0]
     log = tmp_path / "x.jsonl"
     log.write_text(header + "\n" + line + "\n")
     with pytest.raises(gamelog.LogError) as error:
@@ -283,7 +283,7 @@ def test_action_fields_are_checked(line, tmp_path):
 
 def test_a_log_that_ends_early_says_what_is_wrong(tmp_path, capsys):
     log = tmp_path / "early.jsonl"
-    shutil.copy(HOSTILE / "logs" / "end_early.jsonl", log)
+    shutil.copy(HOSTILE / "saved_logs" / "end_early.jsonl", log)
     code, _, err = main(capsys, "run", "--resume", log, "--rules", PICKOMINO, "--fast")
     assert code == 1
     assert f"error[E703]: {log}:12: the log says the game is over, but the replayed game goes on" in err
