@@ -27,7 +27,7 @@ from .diagnostics import (
     to_json_object,
 )
 from .files import FileRefused, confine
-from .limits import DEFAULT, Limits, parse_limit
+from .limits import DEFAULT, LIMIT_NAMES, Limits, parse_limit
 from .model import GameDef
 from .pipeline import analyse
 from .runtime import State
@@ -527,7 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", action="append", metavar="NAME=VALUE",
-                        help="raise (or lower) a limit, e.g. work=5000000 (`rulelang explain limits`)")
+                        help=f"raise (or lower) a limit, e.g. work=5000000; limits: {', '.join(LIMIT_NAMES)}")
 
 
 def main(argv: list[str] | None = None) -> int:
