@@ -59,8 +59,8 @@ raise the limit with `--limit work=N` if a real game needs it.
 """)
 register("R510", "no-progress", """
 The game asked for more decisions or rolls in a row than the limit (10,000 by default)
-without a turn or round beginning: a loop that rolls or asks each time and has no way out. The message
-names the rule where the game waits. Give the loop a way out (`break`, a `while` condition
+without a turn or round beginning: a loop that rolls or asks each time and has no way out.
+The message names the rule where the game waits. Give the loop a way out (`break`, a `while` condition
 that can become false), or raise the limit with `--limit idle_actions=N`.
 """)
 register("R511", "number-too-large", """
@@ -135,6 +135,8 @@ def _kind_of(value: Any) -> str:
 
 def _code_of(error: BaseException) -> str:
     return error.code if isinstance(error, LimitExceeded) else "R503"
+
+
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -225,7 +227,7 @@ class State:
             except Exception as error:  # a fault in a start value: name the counter
                 raise RuntimeFault(Diagnostic(
                     _code_of(error), f"the start value of counter `{c.name}` cannot be worked out: "
-                    f"{describe_error(error)}", getattr(c, "span", None))) from None
+                    f"{describe_error(error)}", c.span)) from None
         self.counters = values
 
     def _checked_number(self, value: Any, what: str) -> Any:
@@ -365,7 +367,7 @@ class State:
                 if self.idle > self.game.run_limits.idle_actions:
                     self.pending = None
                     raise RuntimeFault(self._diagnostic(
-                        "R510", f"{self.idle} decisions and rolls in a row without a turn ending, "
+                        "R510", f"{self.idle} decisions and rolls in a row without a turn or round beginning, "
                         f"more than the limit of {self.game.run_limits.idle_actions}: a loop with no way out"))
         except RuntimeFault as fault:
             self.fault = fault
