@@ -2,13 +2,14 @@
 
 A log is a header line, one line per applied action, and an end line:
 
-    {"rulelang_log": 1, "rules": "games/some-game.rules", "players": 2, "seats": ["you", "mc"],
-     "options": {...}, "seed": 7}
+    {"rulelang_log": 1, "record": "referee", "rules": "../games/some-game.rules", "players": 2,
+     "seats": ["you", "mc"], "options": {...}, "seed": 7}
     {"turn": 1, "player": "chance", "action": [[0, 2, 2, 3, 4, 4, 5, 5]], "text": "roll 1 3 3 ..."}
     {"turn": 1, "player": 0, "action": 2, "text": "set aside: star"}
     {"end": true, "returns": [1.0, 0.0], "scores": [[9, 27], [4, 25]], "winners": [0]}
 
-The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
+The rules path is relative to the log's folder (``rules_of_log`` keeps it inside that folder's
+tree). The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
 it would have without the interruption: the randomness of every step is drawn from its own
 generator, seeded from the game seed and the step number (``step_rng``), so nothing depends on
 how many numbers an earlier bot search or roll consumed.
