@@ -179,7 +179,7 @@ def log_write_error(log_path: Path, error: OSError) -> int:
 def resume_rules_hint(rules: str, log_path: Path) -> str:
     """` --rules FILE` when a resume will need it: the rules lie outside the log's folder tree."""
     folder = log_path.parent
-    try:
+    try:  # strictly the log's own tree: the resume may run from another folder
         confine(gamelog.rules_for_log(rules, log_path), folder, folder)
     except FileRefused:
         return f" --rules {rules}"

@@ -31,7 +31,7 @@ import attrs
 
 from .agents import make_agent
 from .diagnostics import RuntimeFault, register
-from .files import FileRefused, confine, read_bytes
+from .files import FileRefused, confine, inside, read_bytes
 from .limits import DEFAULT, Limits
 from .runtime import CHANCE, State
 
@@ -181,10 +181,19 @@ def rules_for_log(rules: str | Path, log_path: str | Path) -> str:
 
 
 def rules_of_log(log: GameLog) -> Path:
-    """The rules file a log names, relative to the log's folder and inside its folder tree;
-    raises FileRefused (E109) otherwise, without opening it."""
-    folder = Path(log.path).parent
-    return confine(log.header["rules"], folder, folder)
+    """The rules file a log names: a `.rules` file, relative to the log's folder, inside the
+    log's folder tree or the working folder's (where `rulelang run` put both the log and the
+    rules); raises FileRefused (E109) otherwise, without opening it."""
+    return confine_log_rules(log.header["rules"], Path(log.path).parent)
+
+
+def confine_log_rules(named: str, folder: Path) -> Path:
+    """``named`` from a log in ``folder``, confined as `rules_of_log` says; raises FileRefused."""
+    if not named.endswith(".rules"):
+        raise FileRefused("E109", f"`{named}` is not a `.rules` file", help="give the rules with `--rules FILE`")
+    if not os.path.isabs(named) and "\0" not in named and inside(folder / named, Path.cwd()):
+        return folder / named
+    return confine(named, folder, folder)
 
 
 def _write(out: IO[str], record: dict) -> None:

@@ -226,9 +226,9 @@ HOSTILE_LOGS = [
     ("huge_index_5000.jsonl", "E701", "huge_index_5000.jsonl:2: a number of 5000 digits"),
     ("seats_dict.jsonl", "E701", "seats_dict.jsonl:1: the header's `seats`"),
     ("seats_nested.jsonl", "E701", "seats_nested.jsonl:1: the header's `seats`"),
-    ("rules_passwd.jsonl", "E109", "`/etc/passwd` is an absolute path"),
-    ("rules_devzero.jsonl", "E109", "`/dev/zero` is an absolute path"),
-    ("rules_environ.jsonl", "E109", "`/proc/self/environ` is an absolute path"),
+    ("rules_passwd.jsonl", "E109", "`/etc/passwd` is not a `.rules` file"),
+    ("rules_devzero.jsonl", "E109", "`/dev/zero` is not a `.rules` file"),
+    ("rules_environ.jsonl", "E109", "`/proc/self/environ` is not a `.rules` file"),
 ]
 
 
