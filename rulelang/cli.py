@@ -190,7 +190,7 @@ def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log
 def show_final(state: State, seats: list[str], terminal: tui.Terminal,
                watch: int | None | str = None) -> None:
     terminal.say()
-    terminal.say(tui.render_board(state, seats, tui.final_viewer(seats, watch), terminal.style,
+    terminal.say(tui.render_board(state, seats, tui.common_view(seats, watch), terminal.style,
                                   terminal.width()))
     terminal.say()
     terminal.say(terminal.style.good(tui.render_result(state, seats, terminal.width())))

@@ -118,6 +118,9 @@ def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str
     return f"{count} hidden" if count else "—"
 
 
+_UNSEEN = object()  # a counter or score missing from the observation
+
+
 def _value_text(value: Any) -> str:
     """A counter's or a score's value; ``?`` for one the viewer may not see (absent from the
     observation, or given as what is known of it)."""
@@ -126,10 +129,7 @@ def _value_text(value: Any) -> str:
     return "?" if value is _UNSEEN or isinstance(value, dict) else printable(str(value))
 
 
-_UNSEEN = object()
-
-
-def render_board(state: State, seats: list[str], viewer: int | None, style: Style,
+def render_board(state: State, seats: list[str], viewer: int | None | str, style: Style,
                  width: int = 100) -> str:
     """The board as ``viewer`` sees it (None: a spectator, "all": the referee): header, shared
     zones and counters, then one row per player with their zones, counters and the winner
@@ -455,7 +455,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
     Raises RuntimeFault on a fault in the rules (or a broken invariant with ``check``)."""
     humans = [p for p, s in enumerate(seats) if s == HUMAN]
     hot_seat = len(humans) >= 2
-    common: int | None | str = humans[0] if len(humans) == 1 else None if humans else watch
+    common = common_view(seats, watch)
     style = terminal.style
     board_turn = None
     on_screen: int | None = None  # hot seat: the human whose own view the screen shows
@@ -515,9 +515,9 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
     return True
 
 
-def final_viewer(seats: list[str], watch: int | None | str = None) -> int | None | str:
-    """Whose view the final board shows: the one human's, a spectator's in a hot-seat game,
-    ``watch``'s when bots play alone."""
+def common_view(seats: list[str], watch: int | None | str = None) -> int | None | str:
+    """The view shown when no human is deciding (and at the end): the one human's, a
+    spectator's in a hot-seat game, ``watch``'s when bots play alone."""
     humans = [p for p, s in enumerate(seats) if s == HUMAN]
     return humans[0] if len(humans) == 1 else None if humans else watch
 
