@@ -163,8 +163,10 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     criteria = [game.rules[c.rule].name for c in game.criteria]
     header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + criteria
     rows = []
-    # The scores the observation gives, when it gives them (a score may read what is hidden).
+    # The scores the observation gives, when it gives them; else those the viewer may know.
     scores = seen["scores"] if "scores" in seen else state.scores()
+    if "scores" not in seen and viewer != "all" and not state.is_terminal() and reads_secrets(game):
+        scores = [row if p == viewer else None for p, row in enumerate(scores)]
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}"]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
@@ -187,6 +189,15 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
             block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
             lines.extend(style.accent(line) if mark.strip() else line for line in block)
     return "\n".join(lines)
+
+
+def reads_secrets(game: Any) -> bool:
+    """Whether a winner criterion may read what some seat cannot see: the game has a counter
+    that is not public, or a zone of a player (or a `secret` zone) that others cannot look
+    into. Then, until the game ends, each player sees only their own criterion values."""
+    return any(getattr(c, "visibility", "public") != "public" for c in game.counters) or any(
+        z.visibility == "secret" or (z.per_player and z.visibility not in ("public", "top only"))
+        for z in game.zones)
 
 
 def _everything_seen(state: State) -> dict:
