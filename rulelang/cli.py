@@ -143,6 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if game is None:
         return code
     seats = resolve_seats(game, args.players, args.seats, args.bot, interactive)
+    watch = resolve_watch(args.as_seat, seats)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     log_path = Path(args.log) if args.log else gamelog.default_log_path(args.file)
     try:
@@ -164,7 +165,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 terminal.say("options: " + ", ".join(changed))
             terminal.say(f"log: {log_path}")
             return drive(state, seats, seed, terminal, log, log_path, args.check,
-                         rules_hint=resume_rules_hint(args.file, log_path))
+                         rules_hint=resume_rules_hint(args.file, log_path), watch=watch)
     except BrokenPipeError:
         raise  # the reader of stdout went away: main says nothing more
     except OSError as error:
@@ -186,17 +187,35 @@ def resume_rules_hint(rules: str, log_path: Path) -> str:
     return ""
 
 
+def resolve_watch(as_seat: str | None, seats: list[str]) -> int | None | str:
+    """The view a game of bots alone is shown in (--as): a seat 1..n, `all` (the referee's),
+    or by default a spectator's (public information only)."""
+    if as_seat is None:
+        return None
+    if tui.HUMAN in seats:
+        raise UsageError("--as is for games of bots alone: a human seat sees its own view")
+    word = as_seat.strip().lower()
+    if word in ("all", "referee"):
+        return "all"
+    if word in ("spectator", "none"):
+        return None
+    if word.isdigit() and 1 <= int(word) <= len(seats):
+        return int(word) - 1
+    raise UsageError(f"--as takes a seat from 1 to {len(seats)}, `spectator` or `all`, not `{as_seat}`")
+
+
 def make_terminal(args: argparse.Namespace) -> tui.Terminal:
     pause = 0.0 if args.fast or not sys.stdout.isatty() else 0.6
     return tui.Terminal(pause=pause)
 
 
 def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log: IO[str],
-          log_path: Path, check: bool, shown: int = 0, rules_hint: str = "") -> int:
+          log_path: Path, check: bool, shown: int = 0, rules_hint: str = "",
+          watch: int | None | str = None) -> int:
     """Play on to the end (or a quit), then show the result; faults and Ctrl-C stop cleanly."""
     resume_hint = f"resume with: rulelang run --resume {log_path}{rules_hint}"
     try:
-        finished = tui.play(state, seats, seed, terminal, log, check, shown)
+        finished = tui.play(state, seats, seed, terminal, log, check, shown, watch)
     except RuntimeFault as fault:
         gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
         return report_fault(fault, log_path)
@@ -207,16 +226,16 @@ def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log
         terminal.say(f"game stopped; the log is kept in {log_path}\n{resume_hint}")
         return EXIT_OK
     gamelog.write_end(log, state)
-    show_final(state, seats, terminal)
+    show_final(state, seats, terminal, watch)
     terminal.say(f"log: {log_path}")
     return EXIT_OK
 
 
-def show_final(state: State, seats: list[str], terminal: tui.Terminal) -> None:
-    humans = [p for p, s in enumerate(seats) if s == tui.HUMAN]
+def show_final(state: State, seats: list[str], terminal: tui.Terminal,
+               watch: int | None | str = None) -> None:
     terminal.say()
-    terminal.say(tui.render_board(state, seats, humans[0] if len(humans) == 1 else None,
-                                  terminal.style, terminal.width()))
+    terminal.say(tui.render_board(state, seats, tui.common_view(seats, watch), terminal.style,
+                                  terminal.width()))
     terminal.say()
     terminal.say(terminal.style.good(tui.render_result(state, seats, terminal.width())))
 
@@ -269,6 +288,7 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
     seats = list(header.get("seats") or ["random"] * header["players"])
     if args.seats:
         seats = resolve_seats(game, header["players"], args.seats, args.bot, interactive)
+    watch = resolve_watch(args.as_seat, seats)
     seed = header["seed"]
     if not replay.reproduced:
         err(printable(f"error[E703]: the log does not reproduce: {replay.mismatch}"))
@@ -282,14 +302,14 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
         return EXIT_ERRORS
     if state.is_terminal():
         terminal.say(f"the game in {args.resume} is over")
-        show_final(state, seats, terminal)
+        show_final(state, seats, terminal, watch)
         return EXIT_OK
     if log_data.dropped_tail:
         err(f"warning: the last line of {args.resume} was cut short and is dropped")
     gamelog.rewrite_valid_lines(log_data)
     log_path = Path(args.resume)
-    terminal.say(terminal.style.bold(f"{game.name}: resumed after {replay.applied} actions "
-                                     f"(turn {state.turn_number}), seed {seed}"))
+    terminal.say(terminal.style.bold(printable(f"{game.name}: resumed after {replay.applied} actions "
+                                               f"(turn {state.turn_number}), seed {seed}")))
     terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
     try:
         log = log_path.open("a", encoding="utf-8")
@@ -299,7 +319,7 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
     try:
         with log:
             return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state),
-                         f" --rules {rules}" if rules else "")
+                         f" --rules {rules}" if rules else "", watch)
     except BrokenPipeError:
         raise  # the reader of stdout went away: main says nothing more
     except OSError as error:
@@ -481,6 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "one the log names")
     run.add_argument("--check", action="store_true", help="check the invariants after every step")
     add_limit_option(run)
+    run.add_argument("--as", dest="as_seat", metavar="SEAT", help="bots alone: show seat SEAT's "
+                     "view (1..n), or `all` (the referee's); default: a spectator's")
     run.set_defaults(handler=cmd_run)
 
     lint = sub.add_parser("lint", help="check rules files and print diagnostics")

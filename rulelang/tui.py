@@ -18,9 +18,17 @@ from typing import IO, Any
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
 from .runtime import CHANCE, State
+from .source import printable
+
+try:
+    import termios
+except ImportError:  # not a POSIX system: type-ahead is not discarded
+    termios = None  # type: ignore[assignment]
 
 HUMAN = "you"
 QUIT_WORDS = ("q", "quit", "exit")
+# Cursor home, erase the screen, erase the scrollback (xterm's E3; terminals without it ignore it).
+CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"
 
 
 class Style:
@@ -95,58 +103,76 @@ def _label_key(label: str) -> tuple:
 
 
 def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None) -> str:
-    """One zone of an observation: its pieces, or what is known of a hidden zone."""
+    """One zone of an observation: its pieces, or what is known of a hidden zone (``?`` when
+    not even the count is known)."""
     if isinstance(seen, list):
-        return compact_items(seen, kind_names, pool, implied)
-    count = seen.get("count", 0)
+        return printable(compact_items([str(item) for item in seen], kind_names, pool, implied))
+    if not isinstance(seen, dict) or "count" not in seen:
+        return "?"
+    count = seen["count"]
     if "top" in seen:
         if not count:
             return "—"
-        top = compact_items([seen["top"]], kind_names, implied=implied)
+        top = printable(compact_items([str(seen["top"])], kind_names, implied=implied))
         return f"top {top} ({count})"
     return f"{count} hidden" if count else "—"
 
 
+_UNSEEN = object()  # a counter or score missing from the observation
+
+
 def _value_text(value: Any) -> str:
-    return "—" if value is None else str(value)
+    """A counter's or a score's value; ``?`` for one the viewer may not see (absent from the
+    observation, or given as what is known of it)."""
+    if value is None:
+        return "—"
+    return "?" if value is _UNSEEN or isinstance(value, dict) else printable(str(value))
 
 
-def render_board(state: State, seats: list[str], viewer: int | None, style: Style,
+def render_board(state: State, seats: list[str], viewer: int | None | str, style: Style,
                  width: int = 100) -> str:
-    """The board as ``viewer`` sees it (None: a spectator): header, shared zones and counters,
-    then one row per player with their zones, counters and the winner criteria (scores)."""
+    """The board as ``viewer`` sees it (None: a spectator, "all": the referee): header, shared
+    zones and counters, then one row per player with their zones, counters and the winner
+    criteria (scores). Everything but the table's shape comes from ``state.observation(viewer)``,
+    so the board shows no more than the viewer may see."""
     game = state.game
-    seen = state.observation(viewer)
+    seen = _everything_seen(state) if viewer == "all" else state.observation(viewer)
+    zones_seen, counters_seen = seen.get("zones", {}), seen.get("counters", {})
     kinds = [k.name for k in game.kinds]
     mover = state.current_player()
-    title = f"{game.name} · round {state.round_number} · turn {state.turn_number}"
+    title = f"{printable(game.name)} · round {state.round_number} · turn {state.turn_number}"
     if state.is_terminal():
         title += " · game over"
     elif 0 <= state.player < state.n:
         title += f" · {seat_label(state.player, seats)} to play"
+        if 0 <= mover < state.n and mover != state.player:
+            title += f" · {seat_label(mover, seats)} to choose"
     lines = [style.bold(title)]
 
     shared = [z for z in game.zones if not z.per_player and not z.per_piece]  # carried zones show on their piece
     shared_counters = [c for c in game.counters if not c.per_player]
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
     for zone in shared:
-        text = zone_text(seen["zones"][zone.name], kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
+        text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
-        lines.append(f"  {counter.name:<{name_width}}  {_value_text(seen['counters'][counter.name])}")
+        lines.append(f"  {counter.name:<{name_width}}  {_value_text(counters_seen.get(counter.name, _UNSEEN))}")
 
     zones = [z for z in game.zones if z.per_player]
     counters = [c for c in game.counters if c.per_player]
     criteria = [game.rules[c.rule].name for c in game.criteria]
     header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + criteria
     rows = []
-    scores = state.scores()
+    # The scores the observation gives, when it gives them; else those the viewer may know.
+    scores = seen["scores"] if "scores" in seen else state.scores()
+    if "scores" not in seen and viewer != "all" and not state.is_terminal() and reads_secrets(game):
+        scores = [row if p == viewer else None for p, row in enumerate(scores)]
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}"]
-        row += [zone_text(seen["zones"][f"{z.name} of player {p + 1}"], kinds, z.kind == "pool",
+        row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
-        row += [_value_text(seen["counters"][f"{c.name} of player {p + 1}"]) for c in counters]
-        row += [_value_text(v) for v in scores[p]]
+        row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]
+        row += [_value_text(v) for v in (scores[p] if scores[p] is not None else [_UNSEEN] * len(criteria))]
         rows.append(row)
     marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())
              else "  " for p in range(state.n)]
@@ -163,6 +189,32 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
             block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
             lines.extend(style.accent(line) if mark.strip() else line for line in block)
     return "\n".join(lines)
+
+
+def reads_secrets(game: Any) -> bool:
+    """Whether a winner criterion may read what some seat cannot see: the game has a counter
+    that is not public, or a zone of a player (or a `secret` zone) that others cannot look
+    into. Then, until the game ends, each player sees only their own criterion values."""
+    return any(getattr(c, "visibility", "public") != "public" for c in game.counters) or any(
+        z.visibility == "secret" or (z.per_player and z.visibility not in ("public", "top only"))
+        for z in game.zones)
+
+
+def _everything_seen(state: State) -> dict:
+    """The referee's board: every seat's observation merged, each zone and counter as the
+    seat that knows most of it sees it (a shared hidden zone stays a count)."""
+    merged = state.observation(None)
+    merged = {**merged, "zones": dict(merged.get("zones", {})), "counters": dict(merged.get("counters", {}))}
+    for seat in range(state.n):
+        seen = state.observation(seat)
+        for name, value in seen.get("zones", {}).items():
+            if isinstance(value, list) or name not in merged["zones"]:
+                merged["zones"][name] = value
+        for name, value in seen.get("counters", {}).items():
+            if not isinstance(value, dict):
+                merged["counters"][name] = value
+    merged.pop("scores", None)  # the referee sees every score
+    return merged
 
 
 def render_table(header: list[str], rows: list[list[str]], marks: list[str], style: Style) -> list[str]:
@@ -219,7 +271,7 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
     paths = {r.path: short_path(r.path) for r in state.game.rules}
     out = []
     for event, line in zip(events, state.event_lines(start, viewer), strict=True):
-        kind = event[1]
+        kind, line = event[1], printable(line)
         if kind == "turn":
             turn += 1
             out.append(style.bold(f"── turn {turn} · {seat_label(event[2], seats)} ──"))
@@ -252,7 +304,7 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
 # ---------------------------------------------------------------------- human decisions
 def menu_texts(state: State) -> list[str]:
     """The legal actions as the menu shows them: their full text, as the log has it."""
-    return [state.action_to_string(a) for a in state.legal_actions()]
+    return [printable(state.action_to_string(a)) for a in state.legal_actions()]
 
 
 def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]:
@@ -281,12 +333,14 @@ def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]
 
 
 class Terminal:
-    """Where a game is shown and human decisions are read."""
+    """Where a game is shown and human decisions are read: ``out`` and ``inp`` (the standard
+    streams by default), or a ``read(prompt)`` function in their place."""
 
-    def __init__(self, out: IO[str] | None = None, read: Callable[[str], str] = input,
-                 colour: bool | None = None, pause: float = 0.0):
+    def __init__(self, out: IO[str] | None = None, read: Callable[[str], str] | None = None,
+                 colour: bool | None = None, pause: float = 0.0, inp: IO[str] | None = None):
         self.out = out or sys.stdout
-        self.read = read
+        self.inp = inp
+        self.read = read or self._read_line
         self.style = Style(wants_colour(self.out) if colour is None else colour)
         self.pause = pause
 
@@ -296,12 +350,57 @@ class Terminal:
     def width(self) -> int:
         return min(shutil.get_terminal_size((100, 24)).columns, 120)
 
+    def _read_line(self, prompt: str) -> str:
+        inp = self.inp or sys.stdin
+        if inp is sys.stdin and self.out is sys.stdout:
+            return input(prompt)
+        self.out.write(prompt)
+        self.out.flush()
+        line = inp.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\r\n")
+
+    def discard_typeahead(self) -> None:
+        """Drop what was typed before the prompt (keys pressed while the bots played), so that
+        it cannot become a decision. Only on a terminal: piped input is the answers."""
+        inp = self.inp or sys.stdin
+        try:
+            fd = inp.fileno()
+            if termios is not None and os.isatty(fd):
+                termios.tcflush(fd, termios.TCIFLUSH)
+        except (AttributeError, OSError, ValueError):  # no descriptor (a StringIO), or closed
+            pass
+
+    def answer(self, prompt: str) -> str:
+        """One line typed after ``prompt``, type-ahead discarded (EOFError at the end of input)."""
+        self.discard_typeahead()
+        return self.read(prompt)
+
+    def clear(self) -> None:
+        """Erase the screen and, where the terminal can, its scrollback. Off a terminal (a pipe,
+        a file) a form feed marks the page."""
+        self.out.write(CLEAR_SCREEN if self.out.isatty() else "\f\n")
+        self.out.flush()
+
+    def hand_over(self, seat: int) -> bool:
+        """The screen cleared for the next player at the same keyboard: nothing but "pass to
+        player N" until they press Enter, then a clean screen. False when they quit instead."""
+        self.clear()
+        try:
+            word = self.answer(self.style.accent(f"pass to player {seat + 1}, press Enter") + " ")
+        except EOFError:
+            self.say()
+            return False
+        self.clear()
+        return word.strip().lower() not in QUIT_WORDS
+
     def ask(self, state: State, seats: list[str], board: Callable[[], None]) -> Any | None:
         """A human's decision: the legal actions numbered, re-asked until valid.
         None when the player quits (q, or end of input)."""
         texts = menu_texts(state)
         seat = state.current_player()
-        prompt = state.prompt()
+        prompt = printable(state.prompt())
         # Labelled branches (and `may`) do not repeat their prompt in each option: say it once.
         about = "" if prompt == "choose" or all(t.startswith(prompt + ": ") for t in texts) else f" {prompt}?"
         self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:{about}"))
@@ -309,7 +408,7 @@ class Terminal:
             self.say(f"  {i:>2}  {text}")
         while True:
             try:
-                answer = self.read(f"choose 1-{len(texts)} (b board, ? help, q quit) > ")
+                answer = self.answer(f"choose 1-{len(texts)} (b board, ? help, q quit) > ")
             except EOFError:
                 self.say()
                 return None
@@ -328,7 +427,7 @@ class Terminal:
             index, problem = parse_choice(answer, texts)
             if index is not None:
                 return state.legal_actions()[index]
-            self.say(f"  {problem}")
+            self.say(f"  {printable(problem)}")
 
 
 # ---------------------------------------------------------------------- the play loop
@@ -352,28 +451,33 @@ def turn_start(state: State) -> int:
 
 
 def play(state: State, seats: list[str], seed: int, terminal: Terminal,
-         log: IO[str] | None = None, check: bool = False, shown: int = 0) -> bool:
+         log: IO[str] | None = None, check: bool = False, shown: int = 0,
+         watch: int | None | str = None) -> bool:
     """Play ``state`` to the end at the terminal: humans (seat "you") are asked, bots (names
     from AGENTS) choose with seeds derived from ``seed``, rolls are drawn likewise. Every action
     is logged before it is applied. True when the game ended, False when a human quit.
     The trace is shown from event ``shown`` on.
+
+    What is shown is one viewer's view, never more: with one human, that seat's; with none,
+    ``watch``'s (None: a spectator, "all": the referee, or a seat). With two or more humans at
+    one keyboard (hot seat) the bots' moves are shown as a spectator sees them, and before a
+    human decides, unless their own view is already on screen, the screen is cleared and handed
+    over: that player then sees what happened since their last decision, as they may see it.
     Raises RuntimeFault on a fault in the rules (or a broken invariant with ``check``)."""
     humans = [p for p, s in enumerate(seats) if s == HUMAN]
+    hot_seat = len(humans) >= 2
+    common = common_view(seats, watch)
     style = terminal.style
     board_turn = None
+    on_screen: int | None = None  # hot seat: the human whose own view the screen shows
+    seen = dict.fromkeys(humans, shown)  # hot seat: each human's trace, shown in their view, up to here
 
-    def viewer() -> int | None:
-        mover = state.current_player()
-        if mover in humans:
-            return mover
-        return humans[0] if len(humans) == 1 else None
+    def show_board(viewer: int | None | str) -> None:
+        terminal.say(render_board(state, seats, viewer, style, terminal.width()))
 
-    def show_board() -> None:
-        terminal.say(render_board(state, seats, viewer(), style, terminal.width()))
-
-    def flush_trace() -> None:
+    def show_trace(start: int, viewer: int | None | str) -> None:
         nonlocal shown
-        for line in render_events(state, shown, seats, style, viewer(), terminal.width()):
+        for line in render_events(state, start, seats, style, viewer, terminal.width()):
             terminal.say(line)
         shown = len(state.events)
 
@@ -381,20 +485,29 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         raise invariant_fault(state, broken, "set-up", 0)
     while not state.is_terminal():
         mover = state.current_player()
-        flush_trace()
-        if mover in humans and len(state.legal_actions()) == 1:
-            action = state.legal_actions()[0]  # a forced move: no need to ask
-            terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
-        elif mover in humans:
+        if mover in humans and len(state.legal_actions()) > 1:
+            start = shown
+            if hot_seat and on_screen != mover:
+                if not terminal.hand_over(mover):
+                    return False
+                on_screen, start = mover, seen[mover]
+            show_trace(start, mover)
+            if hot_seat:
+                seen[mover] = shown
             terminal.say()
-            show_board()
-            action = terminal.ask(state, seats, show_board)
+            show_board(mover)
+            action = terminal.ask(state, seats, lambda seat=mover: show_board(seat))
             if action is None:
                 return False
+        elif mover in humans:
+            show_trace(shown, common)
+            action = state.legal_actions()[0]  # a forced move: no need to ask
+            terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
         else:
+            show_trace(shown, common)
             if not humans and mover != CHANCE and board_turn != state.turn_number:
                 terminal.say()
-                show_board()
+                show_board(common)
                 board_turn = state.turn_number
             if mover != CHANCE and terminal.pause:
                 time.sleep(terminal.pause)
@@ -404,10 +517,20 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
             gamelog.append_action(log, state, action)
         state.apply_action(action)
         if check and (broken := state.check_invariants()):
-            flush_trace()
+            show_trace(shown, common)
             raise invariant_fault(state, broken, text, turn)
-    flush_trace()
+    if on_screen is not None:  # the game is over: no one's hand stays up for the others
+        terminal.clear()
+        shown = min(seen.values())
+    show_trace(shown, common)
     return True
+
+
+def common_view(seats: list[str], watch: int | None | str = None) -> int | None | str:
+    """The view shown when no human is deciding (and at the end): the one human's, a
+    spectator's in a hot-seat game, ``watch``'s when bots play alone."""
+    humans = [p for p, s in enumerate(seats) if s == HUMAN]
+    return humans[0] if len(humans) == 1 else None if humans else watch
 
 
 def render_result(state: State, seats: list[str], width: int | None = None) -> str:

@@ -1,0 +1,188 @@
+"""The terminal: hot seat (a clean screen handed over between humans), type-ahead, --as."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import sys
+from pathlib import Path
+
+import pytest
+
+from rulelang import cli, tui
+from rulelang.pipeline import load
+
+ROOT = Path(__file__).resolve().parent.parent
+SIX_NIMMT = str(ROOT / "games" / "six-nimmt.rules")
+PICKOMINO = str(ROOT / "games" / "pickomino.rules")
+
+
+class Screen(io.StringIO):
+    """What a terminal would show: output written to a tty (so the screen is really cleared)."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def since_clear(self) -> str:
+        """The text a player can see now: everything after the last clear (screen and scrollback)."""
+        return self.getvalue().rpartition(tui.CLEAR_SCREEN)[2]
+
+
+def pieces_in(state, zone: str, seat: int) -> list[str]:
+    return [state.pieces.names[p] for p in state.zones[state.zone_index(zone, seat)]]
+
+
+def mentions(text: str, piece: str) -> bool:
+    return re.search(rf"\b{re.escape(piece)}\b(?! \()", text) is not None or \
+        re.search(rf"\b{re.escape(piece)} \(", text) is not None
+
+
+def test_hot_seat_screens_show_nothing_of_the_other_humans_hand():
+    state = load(SIX_NIMMT).new_initial_state(4)
+    seats = ["you", "you", "random", "random"]
+    screen = Screen()
+    typed: dict[int, str] = {}  # each human's last answer
+    checked = {"pass": 0, "choice": 0}
+
+    def read(prompt: str) -> str:
+        seen = screen.since_clear()
+        if prompt.startswith("pass to player"):
+            assert seen == ""  # the hand-over screen says nothing else
+            checked["pass"] += 1
+            return ""
+        seat = state.current_player()
+        other = 1 - seat
+        secrets = pieces_in(state, "hand", other) + pieces_in(state, "chosen", other)
+        assert secrets and not any(mentions(seen, card) for card in secrets), (seat, secrets)
+        assert other not in typed or typed[other] not in seen
+        assert f"player {other + 1} (you), your choice" not in seen
+        checked["choice"] += 1
+        if checked["choice"] > 12:  # still in the first round: no hand card has been shown yet
+            return "q"
+        typed[seat] = tui.menu_texts(state)[-1]  # the whole text of an option, as a person may type it
+        return typed[seat]
+
+    terminal = tui.Terminal(out=screen, read=read, colour=False)
+    assert tui.play(state, seats, 3, terminal) is False
+    assert checked == {"pass": 13, "choice": 13}
+    assert screen.getvalue().count(tui.CLEAR_SCREEN) == 2 * 13
+
+
+def test_hot_seat_through_streams_to_the_end_of_the_game():
+    state = load(SIX_NIMMT).new_initial_state(2)
+    screen = Screen()
+    terminal = tui.Terminal(out=screen, inp=io.StringIO("\n1\n" * 2000), colour=False)
+    assert tui.play(state, ["you", "you"], 5, terminal) is True
+    pages = screen.getvalue().split(tui.CLEAR_SCREEN)
+    views = [page for page in pages if "your choice" in page]
+    assert views and all(page.startswith("pass to player") or "your choice" not in page
+                         for page in pages[1::2])
+    for page in views:
+        seat = int(re.search(r"player (\d) \(you\), your choice", page).group(1))
+        other = 3 - seat
+        assert f"player {other} (you), your choice" not in page
+        assert not re.search(rf"ox \d+ from hand of player {other}", page)  # neither menu nor trace
+        assert not re.search(rf"^[>* ]*{other} you\s+hand ox", page, re.M)  # nor the board
+    last = pages[-1]  # the end: the screen cleared again, the last moves as anyone may see them
+    assert "your choice" not in last and "hand ox" not in last
+
+
+def test_one_human_is_never_handed_over_and_sees_only_their_hand():
+    state = load(SIX_NIMMT).new_initial_state(3)
+    screen = Screen()
+    terminal = tui.Terminal(out=screen, inp=io.StringIO("1\n" * 3 + "q\n"), colour=False)
+    assert tui.play(state, ["you", "random", "random"], 4, terminal) is False
+    text = screen.getvalue()
+    assert tui.CLEAR_SCREEN not in text and "pass to" not in text
+    assert re.search(r"^> 1 you\s+hand ox", text, re.M)
+    assert not re.search(r"ox \d+ from hand of player [23]", text)
+
+
+def test_end_of_input_at_the_hand_over_stops_the_game():
+    state = load(SIX_NIMMT).new_initial_state(2)
+    terminal = tui.Terminal(out=Screen(), inp=io.StringIO("\n1\n"), colour=False)
+    assert tui.play(state, ["you", "you"], 1, terminal) is False
+
+
+def test_off_a_terminal_a_hand_over_is_a_form_feed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n1\nq\n"))
+    code = cli.main(["run", SIX_NIMMT, "--seats", "you,you", "--seed", "2", "--log", str(tmp_path / "g.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "\f\npass to player 1, press Enter " in out and "pass to player 2, press Enter " in out
+    assert tui.CLEAR_SCREEN not in out
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_type_ahead_is_discarded_on_a_terminal():
+    leader, follower = os.openpty()
+    with os.fdopen(follower, "r") as keyboard:
+        terminal = tui.Terminal(out=io.StringIO(), inp=keyboard, colour=False)
+        os.write(leader, b"3\n")  # typed while the bots played
+        assert select.select([keyboard], [], [], 10)[0]
+        terminal.discard_typeahead()
+        assert not select.select([keyboard], [], [], 0)[0]
+        os.write(leader, b"1\n")  # typed after the prompt
+        assert select.select([keyboard], [], [], 10)[0]
+        assert terminal.read("> ") == "1"
+    os.close(leader)
+
+
+def test_piped_answers_are_kept():
+    terminal = tui.Terminal(out=io.StringIO(), inp=io.StringIO("2\n1\n"), colour=False)
+    assert terminal.answer("> ") == "2"
+    assert terminal.answer("> ") == "1"
+
+
+def test_bots_alone_are_watched_as_a_spectator_or_as_one_seat(tmp_path, capsys):
+    def run(*extra: str) -> str:
+        assert cli.main(["run", SIX_NIMMT, "--seats", "random,random", "--seed", "6", "--fast",
+                         "--log", str(tmp_path / "g.jsonl"), *extra]) == 0
+        return capsys.readouterr().out
+
+    spectator, seat_2, referee = run(), run("--as", "2"), run("--as", "all")
+    assert not re.search(r"^[>* ]*\d random\s+hand ox", spectator, re.M)
+    assert "ox" in spectator and not re.search(r"ox \d+ from deck to hand", spectator)
+    assert re.search(r"^[>* ]*2 random\s+hand ox", seat_2, re.M)
+    assert not re.search(r"^[>* ]*1 random\s+hand ox", seat_2, re.M)
+    assert re.search(r"ox \d+ from deck to hand of player 2", seat_2)
+    assert not re.search(r"ox \d+ from deck to hand of player 1", seat_2)
+    assert re.search(r"ox \d+ from deck to hand of player 1", referee)
+    assert re.search(r"^[>* ]*1 random\s+hand ox", referee, re.M)
+
+
+@pytest.mark.parametrize("extra, problem", [
+    (["--as", "3"], "--as takes a seat from 1 to 2"),
+    (["--as", "1", "--seats", "you,random"], "--as is for games of bots alone"),
+])
+def test_bad_as_is_a_usage_error(extra, problem, tmp_path, capsys):
+    argv = ["run", SIX_NIMMT, "--fast", "--log", str(tmp_path / "g.jsonl"), *extra]
+    if "--seats" not in extra:
+        argv += ["--seats", "random,random"]
+    assert cli.main(argv) == cli.EXIT_USAGE
+    assert problem in capsys.readouterr().err
+
+
+def test_a_piece_name_cannot_drive_the_terminal():
+    state = load(PICKOMINO).new_initial_state(2)
+    state.pieces.names[0] = "domino\x1b[2J"
+    board = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
+    assert "\x1b" not in board
+
+
+def test_a_criterion_that_may_read_a_hand_is_shown_only_to_its_player():
+    state = load(SIX_NIMMT).new_initial_state(3)
+    while state.current_player() < 0:  # the deal
+        state.apply_action(state.legal_actions()[0])
+    assert tui.reads_secrets(state.game) and not tui.reads_secrets(load(PICKOMINO))
+
+    def criterion_column(viewer) -> list[str]:
+        board = tui.render_board(state, ["you", "random", "random"], viewer, tui.Style(False), 100)
+        blocks = re.findall(r"fewest_bullheads (\S+)", board)  # one block a player: a hand is long
+        return blocks or [line.split()[-1] for line in board.splitlines() if re.match(r"^[> ] \d ", line)]
+
+    assert criterion_column(0) == ["0", "?", "?"]
+    assert criterion_column(None) == ["?", "?", "?"]
+    assert criterion_column("all") == ["0", "0", "0"]
