@@ -53,7 +53,8 @@ Split it into named parts with `define` or `let`.
 """)
 register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
-maximum, a zone with two visibilities, a die without faces, a recursive define.
+maximum, a zone with two visibilities, a die without faces, a recursive define, a shared
+counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`).
 """)
 
 class Compiler(ExpressionCompiler):
@@ -341,7 +342,7 @@ class Compiler(ExpressionCompiler):
             return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
         if z.visibility == "owner only":
             self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
-                       help="use `public`, `hidden` or `top only`")
+                       help="use `public`, `hidden`, `top only` or `secret`")
         return carriers
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
@@ -373,7 +374,11 @@ class Compiler(ExpressionCompiler):
                     fn, _ = self.expr(c.initial, Scope(), Slots())
                 except CompileError:
                     fn = self.function("0")
-                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal))
+                if c.visibility == "owner only" and not c.per_player:
+                    self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
+                               help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
+                               "for a value nobody sees")
+                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility))
         return tuple(result)
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:

@@ -102,10 +102,13 @@ class ZoneDef:
 
 @attrs.frozen
 class CounterDef:
+    """A counter: shared or per player, its initial value and who sees it."""
+
     name: str
     per_player: bool
     initial: Evaluator
     ordinal: int  # laid out like zones: shared first, then per player
+    visibility: str = "public"  # `public`, `owner only` (its player sees it) or `hidden` (nobody)
 
 
 @attrs.frozen
