@@ -124,6 +124,7 @@ class ChoiceSpec:
     to_json: Callable[[Any, Any], Any]
     otherwise: int       # jump target when there is no option, or -1 for a runtime fault
     of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
+    private: bool = False  # the options are computed from what some seat cannot see
 
 
 @attrs.frozen
