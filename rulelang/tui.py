@@ -95,7 +95,10 @@ def _label_key(label: str) -> tuple:
 
 
 def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None) -> str:
-    """One zone of an observation: its pieces, or what is known of a hidden zone."""
+    """One zone of an observation: its pieces, or what is known of a hidden zone (None: a
+    `secret` zone the viewer does not see at all)."""
+    if seen is None:
+        return "?"
     if isinstance(seen, list):
         return compact_items(seen, kind_names, pool, implied)
     count = seen.get("count", 0)
@@ -130,10 +133,10 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
     shared_counters = [c for c in game.counters if not c.per_player]
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
     for zone in shared:
-        text = zone_text(seen["zones"][zone.name], kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
+        text = zone_text(seen["zones"].get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
-        lines.append(f"  {counter.name:<{name_width}}  {_value_text(seen['counters'][counter.name])}")
+        lines.append(f"  {counter.name:<{name_width}}  {_value_text(seen['counters'].get(counter.name, '?'))}")
 
     zones = [z for z in game.zones if z.per_player]
     counters = [c for c in game.counters if c.per_player]
@@ -143,9 +146,9 @@ def render_board(state: State, seats: list[str], viewer: int | None, style: Styl
     scores = state.scores()
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}"]
-        row += [zone_text(seen["zones"][f"{z.name} of player {p + 1}"], kinds, z.kind == "pool",
+        row += [zone_text(seen["zones"].get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
-        row += [_value_text(seen["counters"][f"{c.name} of player {p + 1}"]) for c in counters]
+        row += [_value_text(seen["counters"].get(f"{c.name} of player {p + 1}", "?")) for c in counters]
         row += [_value_text(v) for v in scores[p]]
         rows.append(row)
     marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())
