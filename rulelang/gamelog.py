@@ -2,11 +2,15 @@
 
 A log is a header line, one line per applied action, and an end line:
 
-    {"rulelang_log": 1, "rules": "games/some-game.rules", "players": 2, "seats": ["you", "mc"],
-     "options": {...}, "seed": 7}
+    {"rulelang_log": 1, "record": "referee", "rules": "games/some-game.rules", "players": 2,
+     "seats": ["you", "mc"], "options": {...}, "seed": 7}
     {"turn": 1, "player": "chance", "action": [[0, 2, 2, 3, 4, 4, 5, 5]], "text": "roll 1 3 3 ..."}
     {"turn": 1, "player": 0, "action": 2, "text": "set aside: star"}
     {"end": true, "returns": [1.0, 0.0], "scores": [[9, 27], [4, 25]], "winners": [0]}
+
+The log is the referee's record (``"record": "referee"``): it holds every hidden piece and die
+face, so it is not for the players' eyes; ``rulelang replay LOG --as SEAT`` shows one seat's view
+and ``--out FILE`` writes it as that player's transcript.
 
 The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
 it would have without the interruption: the randomness of every step is drawn from its own
@@ -148,8 +152,8 @@ def _write(out: IO[str], record: dict) -> None:
 def write_header(out: IO[str], rules: str, players: int, seats: list[str], options: dict,
                  seed: int, game: str = "") -> dict:
     """Write the first line of a log, and return it."""
-    header = {"rulelang_log": LOG_VERSION, "rules": str(rules), "game": game, "players": players,
-              "seats": list(seats), "options": dict(options), "seed": seed,
+    header = {"rulelang_log": LOG_VERSION, "record": "referee", "rules": str(rules), "game": game,
+              "players": players, "seats": list(seats), "options": dict(options), "seed": seed,
               "rules_sha256": file_digest(rules)}
     _write(out, header)
     return header

@@ -956,7 +956,7 @@ class State:
         lines = [f"round {seen['round']}, turn {seen['turn']}, to move: {who}"]
         for name, zone in seen["zones"].items():
             if isinstance(zone, list):
-                lines.append(f"{name}: " + ", ".join(zone))
+                lines.append(f"{name}: " + (", ".join(zone) or "empty"))
             elif "top" in zone:
                 lines.append(f"{name}: {zone['count']}, top {zone['top'] or 'none'}")
             else:
