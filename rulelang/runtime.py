@@ -158,6 +158,10 @@ class State:
         # them off, trigger index, the rule's frame slots). They run when that frame is on top.
         self.fired: list[tuple] = []
         self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
+        # Each viewer's trace lines so far, for information states: viewer -> (events done,
+        # lines). Replaced, never changed (clones share it), and valid for any state whose
+        # events start with the same ones, since events are only ever appended.
+        self.seen_lines: dict[Any, tuple[int, tuple[str, ...]]] = {}
         self._init_counters()
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
@@ -970,7 +974,11 @@ class State:
         start, then its observation now. Two states with the same string are the same to the
         seat. Needs the trace (a ``clone(tracing=False)`` has none)."""
         label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
-        return "\n".join([f"view of {label}", *self.event_lines(0, seat), "--", self.observation_string(seat)])
+        done, lines = self.seen_lines.get(seat, (0, ()))
+        if done != len(self.events):
+            lines += tuple(self.format_event(e, seat) for e in self.events[done:])
+            self.seen_lines = {**self.seen_lines, seat: (len(self.events), lines)}
+        return "\n".join([f"view of {label}", *lines, "--", self.observation_string(seat)])
 
     def _kind_counts(self, pieces: list[int]) -> dict[str, int]:
         """How many pieces of each kind, in the order kinds are declared."""

@@ -187,6 +187,18 @@ def test_information_state_is_the_trace_and_the_observation(first_turn):
     assert "ox 1" not in first_turn.information_state_string(1)
 
 
+def test_the_information_state_grows_with_the_trace(first_turn):
+    """Each viewer's lines are kept between calls (and shared by clones): the text is the same
+    as when it is built from the whole trace."""
+    state = first_turn.clone()
+    before = state.information_state_string(1)
+    state.apply_action(state.outcome_from_labels([6, 5, 4, 3, 2]))
+    after = state.information_state_string(1)
+    assert after != before and first_turn.information_state_string(1) == before
+    lines = after.split("\n--\n")[0].splitlines()[1:]
+    assert lines == state.event_lines(0, 1)
+
+
 def test_a_public_game_looks_the_same_to_everyone():
     state = rulelang.load(ROOT / "games" / "pickomino.rules").new_initial_state(3)
     rng = random.Random(5)
