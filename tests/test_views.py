@@ -192,7 +192,7 @@ def test_the_information_state_grows_with_the_trace(first_turn):
     as when it is built from the whole trace."""
     state = first_turn.clone()
     before = state.information_state_string(1)
-    state.apply_action(state.outcome_from_labels([6, 5, 4, 3, 2]))
+    state.apply_action(state.outcome_from_labels([6, 5, 4, 3]))  # player 1 moved their cup away
     after = state.information_state_string(1)
     assert after != before and first_turn.information_state_string(1) == before
     lines = after.split("\n--\n")[0].splitlines()[1:]
