@@ -104,7 +104,7 @@ class Compiler(ExpressionCompiler):
         bound = [(d.name, d.value) for d in self.defines.values()]
         bound += [(x.name, x.value) for x in walk(self.tree.items) if isinstance(x, n.Let)]
         bound += [(x.var, x.items) for x in walk(self.tree.items) if isinstance(x, n.ForEach)]
-        bound += [(x.var, x.options) for x in walk(self.tree.items) if isinstance(x, n.Choose)]
+        bound += [(x.var, (x.options, x.where)) for x in walk(self.tree.items) if isinstance(x, n.Choose)]
         changed = True
         while changed:  # a name computed from a private name is private: to a fixed point
             changed = False

@@ -494,8 +494,8 @@ class AstBuilder(Transformer):
             words = [str(t) for t in prop]
             text = " ".join(words)
             group = {"shared": "owner", "per": "owner", "sorted": "order", "public": "visibility",
-                     "hidden": "visibility", "owner": "visibility", "top": "visibility", "secret": "visibility",
-                     "showing": "shows"}.get(words[0], "kind")
+                     "hidden": "visibility", "owner": "visibility", "top": "visibility",
+                     "secret": "visibility", "showing": "shows"}.get(words[0], "kind")
             if group in seen:
                 problems.append(f"says both `{seen[group]}` and `{text}`")
             seen[group] = text

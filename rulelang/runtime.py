@@ -91,6 +91,8 @@ def _plural(kind: str, count: int) -> str:
 def _value_text(value: Any) -> str:
     """A counter's value as the language writes it."""
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
