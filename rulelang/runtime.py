@@ -79,15 +79,6 @@ _CHANCE_KINDS = ("roll", "draw")
 SEE_NOTHING, SEE_COUNT, SEE_PIECES = 0, 1, 2  # what a viewer sees of a zone: State.sight
 
 
-def _plural(kind: str, count: int) -> str:
-    """A kind's name for ``count`` pieces: `1 card`, `2 cards`, `2 dice`."""
-    if count == 1:
-        return kind
-    if kind == "die":
-        return "dice"
-    return kind + ("es" if kind.endswith(("s", "x", "ch", "sh")) else "s")
-
-
 def _value_text(value: Any) -> str:
     """A counter's value as the language writes it."""
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
@@ -991,8 +982,8 @@ class State:
         return {k.name: c for k, c in zip(self.game.kinds, counts, strict=True) if c}
 
     def _counted(self, pieces: list[int]) -> str:
-        """Pieces a viewer only counts: ``2 cards``, ``1 die + 3 tokens``."""
-        return " + ".join(f"{count} {_plural(kind, count)}" for kind, count in self._kind_counts(pieces).items())
+        """Pieces a viewer only counts, as `create` lines count them: ``2 ox``, ``1 d6 + 3 chip``."""
+        return " + ".join(f"{count} {kind}" for kind, count in self._kind_counts(pieces).items())
 
     def _shown(self, piece: int, zone: m.ZoneDef, viewer: int | None | str = None) -> str:
         """A piece as a board shows it: its name, and the attribute its zone is `showing`."""

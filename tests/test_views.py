@@ -207,6 +207,69 @@ def test_a_public_game_looks_the_same_to_everyone():
     assert state.event_lines(0, 1) == state.event_lines(0, None) == state.event_lines()
 
 
+TRIGGERS_GAME = '''game "Triggers":
+    players 2 to 2
+
+card ox:
+    one for each number in 1 to 3
+
+zone hand: per player hand, owner only
+zone safe: per player pile, secret
+zone bin: shared pile, public
+
+counter named: shared = 0
+
+define held = count(hand of player)
+
+setup:
+    rule deal: create ox in hand of seat(0)
+
+turn:
+    rule name_it:
+        choose x from [held, 7] as "name"
+        named = x
+    rule pick:
+        choose y from [1, 2] as "pick"
+    rule hide: move hand of player where number < 3 to safe of player
+    rule dump: move hand of player to bin
+    end game
+
+rule noted:
+    when move to safe of player:
+        move top(safe of player) to bin
+
+winner:
+    rule w: most count(safe of player)
+'''
+
+
+def test_triggered_rules_and_choices_from_private_values(tmp_path):
+    """A choice among values computed (through a define) from a zone the others do not see is
+    hidden from them, one among plain values is not; a triggered rule's line counts the pieces
+    as the move that set it off does."""
+    path = tmp_path / "triggers.rules"
+    path.write_text(TRIGGERS_GAME)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(0)
+    state.apply_action(1)
+    assert _lines(state, 1)[3:10] == [
+        "player 1 chooses name: (hidden)",
+        "named = 3",
+        "player 1 chooses pick: 2",
+        "move 2 ox from hand of player 1 to safe of player 1",
+        "triggered: 2 ox moved from hand of player 1 to safe of player 1",
+        "move ox 2 from safe of player 1 to bin",
+        "move ox 3 from hand of player 1 to bin",
+    ]
+    assert _lines(state, 0)[3:8] == [
+        "player 1 chooses name: 3",
+        "named = 3",
+        "player 1 chooses pick: 2",
+        "move ox 1 + ox 2 from hand of player 1 to safe of player 1",
+        "triggered: ox 1 + ox 2 moved from hand of player 1 to safe of player 1",
+    ]
+
+
 # ---------------------------------------------------------------------- the leak test
 def _sight(state, zone_index, seat):
     """The visibility table of docs/language.md 2.6, read here on its own (not through the
