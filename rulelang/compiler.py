@@ -443,7 +443,8 @@ class Compiler(ExpressionCompiler):
                                               len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, _ = self.expr(inner.value, Scope(), slots)
-                        checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span))
+                        checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
+                                              private=self.reads_private(inner.value)))
                     else:
                         expected = "`game ends when ...`" if kind == "end" else "`most ...` or `least ...`"
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)

@@ -187,6 +187,7 @@ class Check:
     kind: str  # "end-turn", "end-round", "most", "least", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
+    private: bool = False  # a winner criterion computed from what not every seat sees
 
 
 @attrs.frozen(eq=False)  # compared and hashed by identity: one compiled game is one game

@@ -944,6 +944,11 @@ class State:
             "counters": counters,
         }
 
+    def sees_score(self, criterion: int, viewer: int | None | str) -> bool:
+        """Whether ``viewer`` may see the players' values of a winner criterion now: always at
+        the end, and before it unless the criterion reads something not every seat sees."""
+        return viewer == "all" or self.finished or not self.game.criteria[criterion].private
+
     def observation_string(self, seat: int | None | str) -> str:
         """``observation(seat)`` as canonical text: equal for two states that look the same
         to the seat now; no piece ids, nothing it cannot see."""

@@ -179,6 +179,25 @@ def test_observation_string_shows_what_the_seat_sees(first_turn):
     assert first_turn.observation("all")["counters"]["tally"] == 1
 
 
+def test_the_board_shows_what_the_seat_sees():
+    """Secret zones, hidden counters and a winner criterion read from a secret zone show as
+    `?` on another player's board, and the criterion shows to everyone at the end."""
+    from rulelang import tui
+
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_chips.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(2)
+    for _ in range(5):
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    board = tui.render_board(state, ["you", "mc"], 0, tui.Style(False), 100).splitlines()
+    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "?"]  # own vault; rolled, richest
+    assert board[-1].split()[-4:] == ["?", "?", "?", "?"]  # vault, bid, rolled, richest of player 2
+    assert not state.sees_score(0, 0) and state.sees_score(0, "all")
+    while not state.is_terminal():
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    assert state.sees_score(0, 1)
+
+
 def test_information_state_is_the_trace_and_the_observation(first_turn):
     text = first_turn.information_state_string(0)
     assert text.splitlines()[0] == "view of player 1"
