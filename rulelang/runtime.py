@@ -1081,8 +1081,10 @@ class State:
             text = self._roll_text(payload, viewer)
         elif kind == "choose":
             player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
-            if seen_in is not None and viewer != "all" and viewer != player and (
-                    seen_in < 0 or not self._sees(seen_in, viewer)):
+            # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
+            # chooser); a value computed from hidden things (-1) to its chooser only
+            if seen_in is not None and viewer != "all" and (
+                    viewer != player if seen_in < 0 else not self._sees(seen_in, viewer)):
                 choice = "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"

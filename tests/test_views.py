@@ -289,6 +289,22 @@ def test_triggered_rules_and_choices_from_private_values(tmp_path):
     ]
 
 
+BLIND_PICK = TRIGGERS_GAME.replace('        choose y from [1, 2] as "pick"\n', (
+    '        choose y from hand of seat(0) by seat(1) as "pick"\n'
+    '        move y to bin\n'))
+
+
+def test_a_blind_pick_is_hidden_even_from_its_chooser(tmp_path):
+    path = tmp_path / "blind.rules"
+    path.write_text(BLIND_PICK)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(0)
+    state.apply_action(2)  # player 2 picks the third card of player 1's hand, unseen
+    assert [line for line in _lines(state, 1) if "pick" in line] == ["player 2 chooses pick: (hidden)"]
+    assert [line for line in _lines(state, 0) if "pick" in line] == ["player 2 chooses pick: ox 3 from hand of player 1"]
+    assert "move ox 3 from hand of player 1 to bin" in _lines(state, 1)
+
+
 # ---------------------------------------------------------------------- the leak test
 def _sight(state, zone_index, seat):
     """The visibility table of docs/language.md 2.6, read here on its own (not through the
