@@ -367,9 +367,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state, mismatch = replay.state, replay.mismatch
     if mismatch is None and log_data.end is not None:
         mismatch = gamelog.compare_end(state, log_data.end)
-    if not args.quiet:
-        for line in state.event_lines(0):
-            print(printable(line))
+    viewer: int | str = "all"  # the log is the referee's record; --as shows one seat's view
+    if args.seat is not None:
+        if not 1 <= args.seat <= state.n:
+            raise UsageError(f"--as {args.seat}: the game has players 1 to {state.n}")
+        viewer = args.seat - 1
+    elif args.out:
+        raise UsageError("--out writes one player's transcript: say whose with --as SEAT")
+    lines = state.event_lines(0, viewer)
+    if viewer != "all" and not state.fault:
+        lines += ["", f"what player {args.seat} sees now:", printable(state.observation_string(viewer))]
+    if args.out:
+        try:
+            Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        except OSError as error:
+            err(f"error: cannot write {args.out}: {(error.strerror or str(error)).lower()}")
+            return EXIT_USAGE
+        print(f"player {args.seat}'s transcript written to {printable(args.out)}")
+    elif not args.quiet:
+        for line in lines:
+            print(line)
     print(f"{replay.applied} actions replayed from {args.log}")
     if mismatch is None:
         print("reproduces: yes" if log_data.end is not None else
@@ -516,6 +533,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="do not print the trace")
     replay.add_argument("--rules", metavar="FILE", help="the rules file, instead of the one the log names")
     add_limit_option(replay)
+    replay.add_argument("--as", dest="seat", type=int, metavar="SEAT",
+                        help="show what player SEAT (1, 2, ...) saw, not the referee's whole record")
+    replay.add_argument("--out", metavar="FILE", help="write player SEAT's transcript (with --as) to FILE")
     replay.set_defaults(handler=cmd_replay)
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",

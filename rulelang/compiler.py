@@ -8,6 +8,7 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
+from .checker import walk
 from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
 from .diagnostics import Diagnostic, did_you_mean, register
 
@@ -53,7 +54,8 @@ Split it into named parts with `define` or `let`.
 """)
 register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
-maximum, a zone with two visibilities, a die without faces, a recursive define.
+maximum, a zone with two visibilities, a die without faces, a recursive define, a shared
+counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`).
 """)
 
 class Compiler(ExpressionCompiler):
@@ -80,7 +82,38 @@ class Compiler(ExpressionCompiler):
         self.face_labels: dict[Any, str] = {}
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
+        self._private: frozenset[str] | None = None  # names that may read what a seat cannot see
         self._collect()
+
+    # ------------------------------------------------------------------ what may be secret
+    def reads_private(self, node: n.Node | None) -> bool:
+        """Whether an expression may read something not every seat sees: a zone that is not
+        `public` or `top only`, a counter that is not `public`, or a define or variable (by
+        name, anywhere in the file) computed from one. The trace hides the value chosen from
+        such options from the other seats."""
+        if node is None:
+            return False
+        names = self._private_names()
+        return any(isinstance(x, n.Name) and x.id in names for x in walk(node))
+
+    def _private_names(self) -> frozenset[str]:
+        if self._private is not None:
+            return self._private
+        private = {name for name, z in self.zones.items() if z.visibility not in ("public", "top only")}
+        private |= {name for name, c in self.counters.items() if c.visibility != "public"}
+        bound = [(d.name, d.value) for d in self.defines.values()]
+        bound += [(x.name, x.value) for x in walk(self.tree.items) if isinstance(x, n.Let)]
+        bound += [(x.var, x.items) for x in walk(self.tree.items) if isinstance(x, n.ForEach)]
+        bound += [(x.var, (x.options, x.where)) for x in walk(self.tree.items) if isinstance(x, n.Choose)]
+        changed = True
+        while changed:  # a name computed from a private name is private: to a fixed point
+            changed = False
+            for name, value in bound:
+                if name not in private and any(isinstance(x, n.Name) and x.id in private for x in walk(value)):
+                    private.add(name)
+                    changed = True
+        self._private = frozenset(private)
+        return self._private
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
@@ -341,7 +374,7 @@ class Compiler(ExpressionCompiler):
             return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
         if z.visibility == "owner only":
             self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
-                       help="use `public`, `hidden` or `top only`")
+                       help="use `public`, `hidden`, `top only` or `secret`")
         return carriers
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
@@ -373,7 +406,11 @@ class Compiler(ExpressionCompiler):
                     fn, _ = self.expr(c.initial, Scope(), Slots())
                 except CompileError:
                     fn = self.function("0")
-                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, span=c.span))
+                if c.visibility == "owner only" and not c.per_player:
+                    self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
+                               help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
+                               "for a value nobody sees")
+                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span))
         return tuple(result)
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:
@@ -406,7 +443,8 @@ class Compiler(ExpressionCompiler):
                                               len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, _ = self.expr(inner.value, Scope(), slots)
-                        checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span))
+                        checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
+                                              private=self.reads_private(inner.value)))
                     else:
                         expected = "`game ends when ...`" if kind == "end" else "`most ...` or `least ...`"
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
@@ -861,6 +899,7 @@ class _Code:
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
             "of_pieces": element == "piece",
+            "private": self.compiler.reads_private(stmt.options) or self.compiler.reads_private(stmt.where),
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:

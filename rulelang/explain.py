@@ -258,7 +258,8 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     lines.append("\nzones:")
     lines.extend(f"  {z.name}: {zone_summary(z, game)}" for z in game.zones)
     lines.append("\ncounters:")
-    lines.extend(f"  {c.name}: {'per player' if c.per_player else 'shared'}" for c in game.counters)
+    lines.extend(f"  {c.name}: {'per player' if c.per_player else 'shared'}"
+                 + ("" if c.visibility == "public" else f", {c.visibility}") for c in game.counters)
     if not game.counters:
         lines.append("  none")
     lines.append("\nrules:")

@@ -9,7 +9,13 @@ A log is a header line, one line per applied action, and an end line:
     {"end": true, "returns": [1.0, 0.0], "scores": [[9, 27], [4, 25]], "winners": [0]}
 
 The rules path is relative to the log's folder (``rules_of_log`` keeps it inside that folder's
-tree). The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
+tree, or the working folder's).
+
+The log is the referee's record (``"record": "referee"``): it holds every hidden piece and die
+face, so it is not for the players' eyes; ``rulelang replay LOG --as SEAT`` shows one seat's view
+and ``--out FILE`` writes it as that player's transcript.
+
+The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
 it would have without the interruption: the randomness of every step is drawn from its own
 generator, seeded from the game seed and the step number (``step_rng``), so nothing depends on
 how many numbers an earlier bot search or roll consumed.

@@ -103,10 +103,13 @@ class ZoneDef:
 
 @attrs.frozen
 class CounterDef:
+    """A counter: shared or per player, its initial value and who sees it."""
+
     name: str
     per_player: bool
     initial: Evaluator
     ordinal: int  # laid out like zones: shared first, then per player
+    visibility: str = "public"  # `public`, `owner only` (its player sees it) or `hidden` (nobody)
     span: Span | None = attrs.field(default=None, eq=False)
 
 
@@ -123,6 +126,7 @@ class ChoiceSpec:
     to_json: Callable[[Any, Any], Any]
     otherwise: int       # jump target when there is no option, or -1 for a runtime fault
     of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
+    private: bool = False  # the options are computed from what some seat cannot see
 
 
 @attrs.frozen
@@ -185,6 +189,7 @@ class Check:
     kind: str  # "end-turn", "end-round", "most", "least", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
+    private: bool = False  # a winner criterion computed from what not every seat sees
 
 
 @attrs.frozen(eq=False)  # compared and hashed by identity: one compiled game is one game

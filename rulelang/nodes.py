@@ -438,11 +438,12 @@ class ZoneDecl(Node):
 
 @attrs.frozen
 class CounterDecl(Node):
-    """``counter name: shared|per player = initial``."""
+    """``counter name: shared|per player = initial[, visibility]``."""
 
     name: str
     per_player: bool
     initial: Node
+    visibility: str = "public"  # `public`, `owner only` (per player) or `hidden`
 
 
 @attrs.frozen

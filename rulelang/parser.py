@@ -495,7 +495,7 @@ class AstBuilder(Transformer):
             text = " ".join(words)
             group = {"shared": "owner", "per": "owner", "sorted": "order", "public": "visibility",
                      "hidden": "visibility", "owner": "visibility", "top": "visibility",
-                     "showing": "shows"}.get(words[0], "kind")
+                     "secret": "visibility", "showing": "shows"}.get(words[0], "kind")
             if group in seen:
                 problems.append(f"says both `{seen[group]}` and `{text}`")
             seen[group] = text
@@ -519,10 +519,14 @@ class AstBuilder(Transformer):
         return children
 
     def counter_decl(self, meta, children):
-        name, owner, initial = children
-        return n.CounterDecl(str(name), owner == "per player", initial, span=self._span(meta))
+        name, owner, initial, visibility = children
+        return n.CounterDecl(str(name), owner == "per player", initial, visibility or "public",
+                             span=self._span(meta))
 
     def counter_owner(self, meta, children):
+        return " ".join(str(t) for t in children)
+
+    def counter_visibility(self, meta, children):
         return " ".join(str(t) for t in children)
 
     def define_decl(self, meta, children):

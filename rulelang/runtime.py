@@ -135,6 +135,12 @@ def _kind_of(value: Any) -> str:
 
 def _code_of(error: BaseException) -> str:
     return error.code if isinstance(error, LimitExceeded) else "R503"
+SEE_NOTHING, SEE_COUNT, SEE_PIECES = 0, 1, 2  # what a viewer sees of a zone: State.sight
+
+
+def _value_text(value: Any) -> str:
+    """A counter's value as the language writes it."""
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -212,6 +218,10 @@ class State:
         self.number_digits = limits.number_digits
         self.big_number = _number_bound(limits.number_digits)
         self.idle = 0
+        # Each viewer's trace lines so far, for information states: viewer -> (events done,
+        # lines). Replaced, never changed (clones share it), and valid for any state whose
+        # events start with the same ones, since events are only ever appended.
+        self.seen_lines: dict[Any, tuple[int, tuple[str, ...]]] = {}
         self._init_counters()
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
@@ -340,7 +350,9 @@ class State:
                 spec = pending[1]
                 if self.tracing:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
-                    seen_in = self.where[value] if spec.of_pieces else None
+                    # who may see the value chosen: pieces where they lie; options computed
+                    # from what not every seat sees (`private`), -1: the chooser only
+                    seen_in = self.where[value] if spec.of_pieces else -1 if spec.private else None
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
                 frame[2][spec.slot] = value
                 frame[1] += 1
@@ -723,7 +735,8 @@ class State:
                     values_out[p] = values[f]
                     numbers_out[p] = numbers[f]
                 if self.tracing:
-                    self.events.append((pending[1], "roll", list(zip(dice, map(labels_out.__getitem__, dice)))))
+                    self.events.append((pending[1], "roll", list(zip(
+                        dice, map(labels_out.__getitem__, dice), map(self.where.__getitem__, dice)))))
                 return
         if outcome.__class__ is not tuple or len(outcome) != len(groups):
             raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
@@ -743,7 +756,8 @@ class State:
                 values_out[p] = values[f]
                 numbers_out[p] = numbers[f]
         if self.tracing:
-            self.events.append((pending[1], "roll", [(p, labels_out[p]) for _, dice in groups for p in dice]))
+            where = self.where
+            self.events.append((pending[1], "roll", [(p, labels_out[p], where[p]) for _, dice in groups for p in dice]))
 
     # ------------------------------------------------------------------ the rule machine
     def _rule_at(self) -> int:
@@ -979,26 +993,63 @@ class State:
                 if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
 
     # ------------------------------------------------------------------ what a seat may see
-    def observation(self, player: int | None) -> dict:
-        """What a seat may see (None: a spectator who sees only public information)."""
-        zones = {}
+    # A viewer is a seat (0..n-1), None (a spectator: public information only) or "all" (the
+    # referee: everything). docs/language.md, "What each seat sees", is the model in words.
+    def sight(self, zone_index: int, viewer: int | None | str) -> int:
+        """What ``viewer`` sees of a zone: SEE_PIECES (the pieces, and what dice show; also
+        `top only` zones, whose pieces everyone saw arrive), SEE_COUNT (how many of each kind)
+        or SEE_NOTHING (another player's `secret` zone, or a shared or carried one)."""
+        if viewer == "all":
+            return SEE_PIECES
+        zone, owner = self.zone_of(zone_index)
+        visibility = zone.visibility
+        if visibility == "public" or visibility == "top only":
+            return SEE_PIECES
+        if visibility == "hidden":
+            return SEE_COUNT
+        if owner is not None and owner == viewer:
+            return SEE_PIECES
+        return SEE_COUNT if visibility == "owner only" else SEE_NOTHING
+
+    def _sees(self, zone_index: int, viewer) -> bool:
+        return self.sight(zone_index, viewer) == SEE_PIECES
+
+    def counter_of(self, index: int) -> tuple[m.CounterDef, int | None]:
+        """The definition of a counter slot, and its owner's seat (None when shared)."""
+        if index < self.counter_base:
+            return self.game.counters[index], None
+        ordinal, owner = divmod(index - self.counter_base, self.n)
+        return self.game.counters[self.counter_base + ordinal], owner
+
+    def sees_counter(self, index: int, viewer: int | None | str) -> bool:
+        """Whether ``viewer`` sees a counter's value: `public` ones, its own `owner only` ones."""
+        if viewer == "all":
+            return True
+        counter, owner = self.counter_of(index)
+        return counter.visibility == "public" or (
+            counter.visibility == "owner only" and owner is not None and owner == viewer)
+
+    def observation(self, player: int | None | str) -> dict:
+        """What a seat may see now (None: a spectator, "all": the referee): every zone it sees
+        (pieces, or ``{"count", "kinds"}``, or ``{"count", "top"}``; another's `secret` zone
+        is left out) and every counter whose value it sees."""
+        zones: dict[str, Any] = {}
         for index, pieces in enumerate(self.zones):
-            zone, owner = self.zone_of(index)
-            visible = zone.visibility == "public" or (zone.visibility == "owner only" and owner == player)
+            sight = self.sight(index, player)
+            if sight == SEE_NOTHING:
+                continue
+            zone = self.zone_of(index)[0]
             name = self.zone_name(index)
-            if visible:
-                zones[name] = [self._shown(p, zone) for p in pieces]
-            elif zone.visibility == "top only":
-                zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone) if pieces else None}
+            if zone.visibility == "top only" and player != "all":
+                zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone, player) if pieces else None}
+            elif sight == SEE_PIECES:
+                zones[name] = [self._shown(p, zone, player) for p in pieces]
             else:
-                zones[name] = {"count": len(pieces)}
+                zones[name] = {"count": len(pieces), "kinds": self._kind_counts(pieces)}
         counters = {}
-        for c in self.game.counters:
-            if c.per_player:
-                for p in range(self.n):
-                    counters[f"{c.name} of player {p + 1}"] = self.counters[self.counter_base + c.ordinal * self.n + p]
-            else:
-                counters[c.name] = self.counters[c.ordinal]
+        for index in range(len(self.counters)):
+            if self.sees_counter(index, player):
+                counters[self.counter_name(index)] = self.counters[index]
         return {
             "current_player": self.current_player(),
             "round": self.round_number,
@@ -1007,7 +1058,53 @@ class State:
             "counters": counters,
         }
 
-    def _shown(self, piece: int, zone: m.ZoneDef) -> str:
+    def sees_score(self, criterion: int, viewer: int | None | str) -> bool:
+        """Whether ``viewer`` may see the players' values of a winner criterion now: always at
+        the end, and before it unless the criterion reads something not every seat sees."""
+        return viewer == "all" or self.finished or not self.game.criteria[criterion].private
+
+    def observation_string(self, seat: int | None | str) -> str:
+        """``observation(seat)`` as canonical text: equal for two states that look the same
+        to the seat now; no piece ids, nothing it cannot see."""
+        seen = self.observation(seat)
+        mover = seen["current_player"]
+        who = "game over" if mover == TERMINAL else "chance" if mover == CHANCE else f"player {mover + 1}"
+        lines = [f"round {seen['round']}, turn {seen['turn']}, to move: {who}"]
+        for name, zone in seen["zones"].items():
+            if isinstance(zone, list):
+                lines.append(f"{name}: " + (", ".join(zone) or "empty"))
+            elif "top" in zone:
+                lines.append(f"{name}: {zone['count']}, top {zone['top'] or 'none'}")
+            else:
+                kinds = ", ".join(f"{count} {kind}" for kind, count in zone["kinds"].items())
+                lines.append(f"{name}: {zone['count']} hidden" + (f" ({kinds})" if kinds else ""))
+        lines.extend(f"{name} = {_value_text(value)}" for name, value in seen["counters"].items())
+        return "\n".join(lines)
+
+    def information_state_string(self, seat: int | None | str) -> str:
+        """Everything a seat has seen so far, as canonical text: its view of the trace from the
+        start, then its observation now. Two states with the same string are the same to the
+        seat. Needs the trace (a ``clone(tracing=False)`` has none)."""
+        label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
+        done, lines = self.seen_lines.get(seat, (0, ()))
+        if done != len(self.events):
+            lines += tuple(self.format_event(e, seat) for e in self.events[done:])
+            self.seen_lines = {**self.seen_lines, seat: (len(self.events), lines)}
+        return "\n".join([f"view of {label}", *lines, "--", self.observation_string(seat)])
+
+    def _kind_counts(self, pieces: list[int]) -> dict[str, int]:
+        """How many pieces of each kind, in the order kinds are declared."""
+        kind_of = self.pieces.kind
+        counts = [0] * len(self.game.kinds)
+        for p in pieces:
+            counts[kind_of[p]] += 1
+        return {k.name: c for k, c in zip(self.game.kinds, counts, strict=True) if c}
+
+    def _counted(self, pieces: list[int]) -> str:
+        """Pieces a viewer only counts, as `create` lines count them: ``2 ox``, ``1 d6 + 3 chip``."""
+        return " + ".join(f"{count} {kind}" for kind, count in self._kind_counts(pieces).items())
+
+    def _shown(self, piece: int, zone: m.ZoneDef, viewer: int | None | str = None) -> str:
         """A piece as a board shows it: its name, and the attribute its zone is `showing`."""
         text = self.describe_piece(piece)
         if zone.shows is not None:
@@ -1017,7 +1114,10 @@ class State:
             carried = table[piece] if piece < len(table) else None
             if carried is not None and self.zones[carried]:
                 carried_zone = self.zone_of(carried)[0]
-                if carried_zone.visibility == "public":
+                sight = self.sight(carried, viewer)
+                if sight == SEE_NOTHING:
+                    continue
+                if carried_zone.visibility == "public" or viewer == "all":
                     what = self.describe_group(self.zones[carried])
                 else:
                     what = f"{len(self.zones[carried])} hidden"
@@ -1025,51 +1125,91 @@ class State:
         return text
 
     def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:
-        """The trace from event ``start`` on, each with the rule (file:line) that caused it.
-        With a ``viewer`` seat (None: a spectator), pieces moving only between zones that seat
-        cannot see are counted, not named."""
+        """The trace from event ``start`` on, one line per event, each with the rule (file:line)
+        that caused it, as ``viewer`` may see it (a seat; None: a spectator; "all": the referee,
+        who sees everything): what it cannot see is counted, or left out (see ``format_event``).
+        Control characters from the rules file are shown escaped."""
         return [printable(self.format_event(e, viewer)) for e in self.events[start:]]
 
-    def _sees(self, zone_index: int, viewer) -> bool:
+    def _moved_text(self, pieces, origins, to: int, labels, viewer) -> str:
+        """Moving pieces as a viewer sees them: named where it sees them at either end, counted
+        by kind where it sees only how many, `pieces` (no count) where it sees neither end."""
         if viewer == "all":
-            return True
-        zone, owner = self.zone_of(zone_index)
-        return zone.visibility in ("public", "top only") or (zone.visibility == "owner only" and owner == viewer)
+            return self.describe_group(list(pieces), labels)
+        sight_to = self.sight(to, viewer)
+        named, counted, unseen = [], [], False
+        for i, (p, origin) in enumerate(zip(pieces, origins, strict=True)):
+            sight = sight_to if sight_to == SEE_PIECES else max(sight_to, self.sight(origin, viewer))
+            if sight == SEE_PIECES:
+                named.append(i)
+            elif sight == SEE_COUNT:
+                counted.append(p)
+            else:
+                unseen = True
+        parts = []
+        if named:
+            parts.append(self.describe_group([pieces[i] for i in named], [labels[i] for i in named]))
+        if counted:
+            parts.append(self._counted(counted))
+        if unseen or not parts:
+            parts.append("pieces")
+        return " + ".join(parts)
+
+    def _roll_text(self, payload: list, viewer) -> str:
+        """A roll: the faces of the dice the viewer sees; of the others, how many dice rolled in
+        each zone it only counts, and only the zone for another's `secret` zone."""
+        seen: list[tuple[int, Any]] = []
+        unseen: dict[int, list[int]] = {}
+        for p, label, zone in payload:
+            if self._sees(zone, viewer):
+                seen.append((p, label))
+            else:
+                unseen.setdefault(zone, []).append(p)
+        parts = []
+        if seen or not unseen:
+            by_kind: dict[str, list[str]] = {}
+            for p, label in seen:
+                by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
+            if len(by_kind) == 1:
+                parts.append(" ".join(next(iter(by_kind.values()))))
+            else:
+                parts.append(", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items()))
+        for zone, dice in unseen.items():
+            counted = self._counted(dice) if self.sight(zone, viewer) == SEE_COUNT else "dice"
+            parts.append(f"{counted} in {self.zone_name(zone)}")
+        return "roll " + "; ".join(parts)
 
     def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
+        """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""
         rule, kind, payload = event
         if kind == "move":
             pieces, origins, to, labels = payload
             sources = sorted({self.zone_name(o) for o in origins})
-            if self._sees(to, viewer) or all(self._sees(o, viewer) for o in origins):
-                what = self.describe_group(list(pieces), labels)
-            else:
-                what = f"{len(pieces)} piece(s)"
+            what = self._moved_text(pieces, origins, to, labels, viewer)
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
         elif kind == "trigger":
             moved, source, to, instead, labels = payload
-            seen = self._sees(to, viewer) or self._sees(source, viewer)
-            what = self.describe_group(list(moved), labels) if seen else f"{len(moved)} piece(s)"
+            what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
             route = f"from {self.zone_name(source)} to {self.zone_name(to)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
         elif kind == "roll":
-            by_kind: dict[str, list[str]] = {}
-            for p, label in payload:
-                by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
-            if len(by_kind) == 1:
-                text = "roll " + " ".join(next(iter(by_kind.values())))
-            else:
-                text = "roll " + ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
+            text = self._roll_text(payload, viewer)
         elif kind == "choose":
             player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
-            if seen_in is not None and viewer != player and not self._sees(seen_in, viewer):
+            # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
+            # chooser); a value computed from hidden things (-1) to its chooser only
+            if seen_in is not None and viewer != "all" and (
+                    viewer != player if seen_in < 0 else not self._sees(seen_in, viewer)):
                 choice = "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
             pieces, into = payload
-            kinds = dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)
-            text = f"create {len(pieces)} {', '.join(kinds) or 'pieces'} in {self.zone_name(into)}"
+            kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
+            if self.sight(into, viewer) == SEE_NOTHING:
+                text = f"create {kinds} in {self.zone_name(into)}"  # how many is secret
+            else:
+                text = f"create {len(pieces)} {kinds} in {self.zone_name(into)}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
         elif kind == "end turn":
@@ -1078,6 +1218,8 @@ class State:
             text = f"round {payload}"
         elif kind == "game over":
             text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
+        elif kind == "set" and not self.sees_counter(payload[0], viewer):
+            text = f"{self.counter_name(payload[0])} changes"
         elif kind == "set":
             index, value, is_seat = payload
             shown = "none" if value is None else f"player {value + 1}" if is_seat else \

@@ -163,16 +163,14 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     criteria = [game.rules[c.rule].name for c in game.criteria]
     header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + criteria
     rows = []
-    # The scores the observation gives, when it gives them; else those the viewer may know.
-    scores = seen["scores"] if "scores" in seen else state.scores()
-    if "scores" not in seen and viewer != "all" and not state.is_terminal() and reads_secrets(game):
-        scores = [row if p == viewer else None for p, row in enumerate(scores)]
+    # A winner criterion that reads what not every seat sees shows `?` until the game ends.
+    scores = state.scores()
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}"]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
         row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]
-        row += [_value_text(v) for v in (scores[p] if scores[p] is not None else [_UNSEEN] * len(criteria))]
+        row += [_value_text(v) if state.sees_score(i, viewer) else "?" for i, v in enumerate(scores[p])]
         rows.append(row)
     marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())
              else "  " for p in range(state.n)]
@@ -189,15 +187,6 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
             block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
             lines.extend(style.accent(line) if mark.strip() else line for line in block)
     return "\n".join(lines)
-
-
-def reads_secrets(game: Any) -> bool:
-    """Whether a winner criterion may read what some seat cannot see: the game has a counter
-    that is not public, or a zone of a player (or a `secret` zone) that others cannot look
-    into. Then, until the game ends, each player sees only their own criterion values."""
-    return any(getattr(c, "visibility", "public") != "public" for c in game.counters) or any(
-        z.visibility == "secret" or (z.per_player and z.visibility not in ("public", "top only"))
-        for z in game.zones)
 
 
 def _everything_seen(state: State) -> dict:

@@ -136,10 +136,10 @@ def test_draw_is_a_chance_node_with_uniform_exact_outcomes(tmp_path):
     assert len(state.chance_outcomes()) == 7
     finished = play(state, rng)
     assert finished.is_terminal()
-    assert finished.observation(1)["zones"]["hand of player 1"] == {"count": 0}
+    assert finished.observation(1)["zones"]["hand of player 1"] == {"count": 0, "kinds": {}}
     seen_by_two = "\n".join(finished.event_lines(viewer=1))
     assert "from deck to hand of player 1" in seen_by_two
-    assert "move 1 piece(s) from deck to hand of player 1" in seen_by_two
+    assert "move 1 numbered from deck to hand of player 1" in seen_by_two
 
 
 def test_drawing_from_an_empty_zone_names_the_rule(tmp_path):

@@ -1,6 +1,6 @@
-"""Conformance of every game in games/: one Hypothesis state machine per rules file (OpenSpiel's
-generic checks: legal actions, exact chance probabilities, clone, returns, replay of the log,
-declared invariants), and seeded random play-outs to the end.
+"""Conformance of every game in games/ and tests/hidden_games/: one Hypothesis state machine per
+rules file (OpenSpiel's generic checks: legal actions, exact chance probabilities, clone, returns,
+replay of the log, declared invariants), and seeded random play-outs to the end.
 
 Game files are discovered at collection time, so a new file in games/ is covered without any
 change here. A file that does not load is a failure, except a variant whose base file is not
@@ -32,7 +32,8 @@ from rulelang.pipeline import analyse, parse_file
 from rulelang.runtime import CHANCE, TERMINAL
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
-GAME_FILES = sorted(GAMES_DIR.rglob("*.rules"))
+HIDDEN_GAMES_DIR = Path(__file__).resolve().parent / "hidden_games"  # hidden dice, secret counters
+GAME_FILES = sorted(GAMES_DIR.rglob("*.rules")) + sorted(HIDDEN_GAMES_DIR.rglob("*.rules"))
 
 # Hypothesis budget of the state machines: examples follow the loaded profile (conftest.py),
 # capped, since one example plays up to STEPS moves (some of them whole stretches of a game).
@@ -44,7 +45,8 @@ MAX_ACTIONS = 200_000       # a random game still running after this many action
 
 
 def _slug(path: Path) -> str:
-    return re.sub(r"\W", "_", path.relative_to(GAMES_DIR).with_suffix("").as_posix())
+    base = GAMES_DIR if path.is_relative_to(GAMES_DIR) else HIDDEN_GAMES_DIR.parent
+    return re.sub(r"\W", "_", path.relative_to(base).with_suffix("").as_posix())
 
 
 def missing_base(path: Path) -> Path | None:

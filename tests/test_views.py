@@ -1,0 +1,448 @@
+"""What each seat sees: every event of the trace as each viewer sees it (exact lines), the
+observation and information state strings, the replay of one seat's view, and a leak test over
+every game in games/ and tests/hidden_games/: a second state that differs only in what a seat
+cannot see gives that seat the same observation, trace and information state."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang import cli
+from rulelang.diagnostics import RuntimeFault
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules"))
+
+# Every visibility of zones and counters, and every kind of event.
+VIEWS_GAME = '''game "Views":
+    players 2 to 2
+    at most 10 turns
+
+die d6:
+    faces 1 to 6
+
+card ox:
+    one for each number in 1 to 4
+
+token chip:
+    count 1
+
+zone table: shared row, public
+zone played: shared pile, public
+zone deck: shared pile, hidden
+zone cup: per player pool, owner only
+zone box: per player pool, secret
+zone hand: per player hand, owner only
+zone vault: per player pile, secret
+
+counter bid: per player = 0, owner only
+counter tally: shared = 0, hidden
+counter score: per player = 0
+
+setup:
+    rule make:
+        create ox in deck
+        create d6 in table
+        for each p in players:
+            create d6 in cup of p
+            create d6 in box of p
+        create 2 chip in vault of seat(1)
+
+turn:
+    rule throw: roll table + cup of players + box of players
+    rule deal: draw 2 from deck to hand of player
+    rule play:
+        choose c from hand of player as "play"
+        move c to played
+    rule discard: move hand of player to deck
+    rule secret_bid:
+        choose b from [1, 2] where b <= count(vault of player) + 1 as "bid"
+        bid of player = b
+        tally += b
+        score of player += 1
+    rule stash: move vault of seat(1) to vault of seat(0)
+    rule peek: move cup of player to hand of player
+
+end:
+    rule once: game ends when turn_number >= 2
+
+winner:
+    rule most_score: most score of player
+'''
+
+# The first turn of VIEWS_GAME, event by event, as each viewer sees it (rule names cut off).
+REFEREE = """\
+create 4 ox in deck
+create 1 d6 in table
+create 1 d6 in cup of player 1
+create 1 d6 in box of player 1
+create 1 d6 in cup of player 2
+create 1 d6 in box of player 2
+create 2 chip in vault of player 2
+round 1
+turn of player 1
+roll 1 2 3 4 5
+move ox 3 from deck to hand of player 1
+move ox 1 from deck to hand of player 1
+player 1 chooses play: ox 3 from hand of player 1
+move ox 3 from hand of player 1 to played
+move ox 1 from hand of player 1 to deck
+player 1 chooses bid: 1
+bid of player 1 = 1
+tally = 1
+score of player 1 = 1
+move 2 x chip from vault of player 2 to vault of player 1
+move d6 showing 2 from cup of player 1 to hand of player 1
+turn of player 2"""
+
+SEEN_BY = {
+    0: {  # player 1: their own cup, box, hand and vault; player 2's cup counted, box not at all
+        "create 1 d6 in box of player 2": "create d6 in box of player 2",
+        "create 2 chip in vault of player 2": "create chip in vault of player 2",
+        "roll 1 2 3 4 5": "roll 1 2 4; 1 d6 in cup of player 2; dice in box of player 2",
+        "tally = 1": "tally changes",
+    },
+    1: {  # player 2 watches player 1's turn
+        "create 1 d6 in box of player 1": "create d6 in box of player 1",
+        "roll 1 2 3 4 5": "roll 1 3 5; 1 d6 in cup of player 1; dice in box of player 1",
+        "move ox 3 from deck to hand of player 1": "move 1 ox from deck to hand of player 1",
+        "move ox 1 from deck to hand of player 1": "move 1 ox from deck to hand of player 1",
+        "player 1 chooses play: ox 3 from hand of player 1": "player 1 chooses play: (hidden)",
+        "move ox 1 from hand of player 1 to deck": "move 1 ox from hand of player 1 to deck",
+        "player 1 chooses bid: 1": "player 1 chooses bid: (hidden)",
+        "bid of player 1 = 1": "bid of player 1 changes",
+        "tally = 1": "tally changes",
+        "move d6 showing 2 from cup of player 1 to hand of player 1": "move 1 d6 from cup of player 1 to hand of player 1",
+    },
+}
+SEEN_BY[None] = {  # a spectator: public information only
+    **SEEN_BY[1],
+    "create 1 d6 in box of player 2": "create d6 in box of player 2",
+    "create 2 chip in vault of player 2": "create chip in vault of player 2",
+    "roll 1 2 3 4 5": "roll 1; 1 d6 in cup of player 1; 1 d6 in cup of player 2; dice in box of player 1; "
+                      "dice in box of player 2",
+    "move 2 x chip from vault of player 2 to vault of player 1": "move pieces from vault of player 2 to vault of player 1",
+}
+
+
+@pytest.fixture(scope="module")
+def first_turn(tmp_path_factory):
+    path = tmp_path_factory.mktemp("views") / "views.rules"
+    path.write_text(VIEWS_GAME)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([1, 2, 3, 4, 5]))  # table, cups, boxes in turn
+    for action in (2, 0, 0, 0):  # draw ox 3 and ox 1, play the first card, bid 1
+        state.apply_action(action)
+    return state
+
+
+def _lines(state, viewer):
+    return [line.split("  [")[0] for line in state.event_lines(0, viewer)]
+
+
+def test_the_referee_sees_everything(first_turn):
+    assert _lines(first_turn, "all") == REFEREE.splitlines()
+    assert first_turn.event_lines() == first_turn.event_lines(0, "all")
+
+
+@pytest.mark.parametrize("viewer", [0, 1, None], ids=["player 1", "player 2", "spectator"])
+def test_each_event_as_each_viewer_sees_it(first_turn, viewer):
+    expected = [SEEN_BY[viewer].get(line, line) for line in REFEREE.splitlines()]
+    assert _lines(first_turn, viewer) == expected
+
+
+def test_observation_string_shows_what_the_seat_sees(first_turn):
+    assert first_turn.observation_string(1).splitlines() == [
+        "round 1, turn 2, to move: chance",
+        "table: d6 showing 1",
+        "played: ox 3",
+        "deck: 3 hidden (3 ox)",
+        "cup of player 1: 0 hidden",
+        "cup of player 2: d6 showing 3",
+        "box of player 2: d6 showing 5",
+        "hand of player 1: 1 hidden (1 d6)",
+        "hand of player 2: empty",
+        "vault of player 2: empty",
+        "bid of player 2 = 0",
+        "score of player 1 = 1",
+        "score of player 2 = 0",
+    ]
+    seen = first_turn.observation(1)
+    assert "box of player 1" not in seen["zones"] and "vault of player 1" not in seen["zones"]
+    assert "tally" not in seen["counters"] and "bid of player 1" not in seen["counters"]
+    assert seen["zones"]["deck"] == {"count": 3, "kinds": {"ox": 3}}
+    assert first_turn.observation("all")["counters"]["tally"] == 1
+
+
+def test_the_board_shows_what_the_seat_sees():
+    """Secret zones, hidden counters and a winner criterion read from a secret zone show as
+    `?` on another player's board, and the criterion shows to everyone at the end."""
+    from rulelang import tui
+
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_chips.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(2)
+    for _ in range(5):
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    board = tui.render_board(state, ["you", "mc"], 0, tui.Style(False), 100).splitlines()
+    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "?"]  # own vault; rolled, richest
+    assert board[-1].split()[-4:] == ["?", "?", "?", "?"]  # vault, bid, rolled, richest of player 2
+    assert not state.sees_score(0, 0) and state.sees_score(0, "all")
+    while not state.is_terminal():
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    assert state.sees_score(0, 1)
+
+
+def test_information_state_is_the_trace_and_the_observation(first_turn):
+    text = first_turn.information_state_string(0)
+    assert text.splitlines()[0] == "view of player 1"
+    assert text.endswith(first_turn.observation_string(0))
+    assert first_turn.event_lines(0, 0)[9] in text
+    assert "ox 1" not in first_turn.information_state_string(1)
+
+
+def test_the_information_state_grows_with_the_trace(first_turn):
+    """Each viewer's lines are kept between calls (and shared by clones): the text is the same
+    as when it is built from the whole trace."""
+    state = first_turn.clone()
+    before = state.information_state_string(1)
+    state.apply_action(state.outcome_from_labels([6, 5, 4, 3]))  # player 1 moved their cup away
+    after = state.information_state_string(1)
+    assert after != before and first_turn.information_state_string(1) == before
+    lines = after.split("\n--\n")[0].splitlines()[1:]
+    assert lines == state.event_lines(0, 1)
+
+
+def test_a_public_game_looks_the_same_to_everyone():
+    state = rulelang.load(ROOT / "games" / "pickomino.rules").new_initial_state(3)
+    rng = random.Random(5)
+    for _ in range(60):
+        state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    assert state.event_lines(0, 1) == state.event_lines(0, None) == state.event_lines()
+
+
+TRIGGERS_GAME = '''game "Triggers":
+    players 2 to 2
+
+card ox:
+    one for each number in 1 to 3
+
+zone hand: per player hand, owner only
+zone safe: per player pile, secret
+zone bin: shared pile, public
+
+counter named: shared = 0
+
+define held = count(hand of player)
+
+setup:
+    rule deal: create ox in hand of seat(0)
+
+turn:
+    rule name_it:
+        choose x from [held, 7] as "name"
+        named = x
+    rule pick:
+        choose y from [1, 2] as "pick"
+    rule hide: move hand of player where number < 3 to safe of player
+    rule dump: move hand of player to bin
+    end game
+
+rule noted:
+    when move to safe of player:
+        move top(safe of player) to bin
+
+winner:
+    rule w: most count(safe of player)
+'''
+
+
+def test_triggered_rules_and_choices_from_private_values(tmp_path):
+    """A choice among values computed (through a define) from a zone the others do not see is
+    hidden from them, one among plain values is not; a triggered rule's line counts the pieces
+    as the move that set it off does."""
+    path = tmp_path / "triggers.rules"
+    path.write_text(TRIGGERS_GAME)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(0)
+    state.apply_action(1)
+    assert _lines(state, 1)[3:10] == [
+        "player 1 chooses name: (hidden)",
+        "named = 3",
+        "player 1 chooses pick: 2",
+        "move 2 ox from hand of player 1 to safe of player 1",
+        "triggered: 2 ox moved from hand of player 1 to safe of player 1",
+        "move ox 2 from safe of player 1 to bin",
+        "move ox 3 from hand of player 1 to bin",
+    ]
+    assert _lines(state, 0)[3:8] == [
+        "player 1 chooses name: 3",
+        "named = 3",
+        "player 1 chooses pick: 2",
+        "move ox 1 + ox 2 from hand of player 1 to safe of player 1",
+        "triggered: ox 1 + ox 2 moved from hand of player 1 to safe of player 1",
+    ]
+
+
+BLIND_PICK = TRIGGERS_GAME.replace('        choose y from [1, 2] as "pick"\n', (
+    '        choose y from hand of seat(0) by seat(1) as "pick"\n'
+    '        move y to bin\n'))
+
+
+def test_a_blind_pick_is_hidden_even_from_its_chooser(tmp_path):
+    path = tmp_path / "blind.rules"
+    path.write_text(BLIND_PICK)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(0)
+    state.apply_action(2)  # player 2 picks the third card of player 1's hand, unseen
+    assert [line for line in _lines(state, 1) if "pick" in line] == ["player 2 chooses pick: (hidden)"]
+    assert [line for line in _lines(state, 0) if "pick" in line] == ["player 2 chooses pick: ox 3 from hand of player 1"]
+    assert "move ox 3 from hand of player 1 to bin" in _lines(state, 1)
+
+
+# ---------------------------------------------------------------------- the leak test
+def _sight(state, zone_index, seat):
+    """The visibility table of docs/language.md 2.6, read here on its own (not through the
+    engine's views): "pieces", "count" or "nothing"."""
+    zone, owner = state.zone_of(zone_index)
+    if zone.visibility in ("public", "top only"):
+        return "pieces"
+    if zone.visibility in ("owner only", "secret") and owner is not None and owner == seat:
+        return "pieces"
+    return "count" if zone.visibility in ("hidden", "owner only") else "nothing"
+
+
+def _facts(state, seat):
+    """Everything the seat is entitled to know now, read from the raw state: when two states
+    differ here, the rules themselves told the seat something, and the views may differ."""
+    mover = state.current_player() if not state.is_terminal() else "end"
+    out: list = [mover, state.round_number, state.turn_number]
+    for i, pieces in enumerate(state.zones):
+        sight = _sight(state, i, seat)
+        if sight == "pieces":
+            out.append((i, [state.describe_piece(p) for p in pieces]))
+        elif sight == "count":
+            out.append((i, sorted(state.game.kinds[state.pieces.kind[p]].name for p in pieces)))
+    shared = [c for c in state.game.counters if not c.per_player]
+    per_player = [c for c in state.game.counters if c.per_player]
+    for i, value in enumerate(state.counters):
+        if i < len(shared):
+            counter, owner = shared[i], None
+        else:
+            ordinal, owner = divmod(i - len(shared), state.n)
+            counter = per_player[ordinal]
+        if counter.visibility == "public" or (counter.visibility == "owner only" and owner == seat):
+            out.append((counter.name, owner, value))
+    return out
+
+
+def _alike_outcome(state, seat, outcome, rng):
+    """Another outcome of the pending chance node that the seat cannot tell from ``outcome``
+    (dice it sees show the same faces; a drawn piece it does not see is of the same kind), or
+    None."""
+    kind, _, detail = state.pending
+    if kind == "draw":
+        source, to, _ = detail
+        seen = "pieces" in (_sight(state, source, seat), _sight(state, to, seat))
+        key = state.describe_piece if seen else (lambda p: state.pieces.kind[p])
+        others = [q for q in state.zones[source] if q != outcome and key(q) == key(outcome)]
+        return rng.choice(others) if others else None
+    outcomes = state.chance_outcomes()
+    if len(outcomes) > 3000:
+        return None
+    dice = [p for _, group in detail for p in group]
+    seen = [i for i, p in enumerate(dice) if _sight(state, state.where[p], seat) == "pieces"]
+
+    def shown(candidate):
+        faces = [f for group in candidate for f in group]
+        return [faces[i] for i in seen]
+
+    others = [o for o, _ in outcomes if o != outcome and shown(o) == shown(outcome)]
+    return rng.choice(others) if others else None
+
+
+def _same_view_in_lockstep(a, b, seat, rng, start, steps=25):
+    """Play a and b on with the same actions while the seat is entitled to the same facts;
+    meanwhile its views of both (the trace from event ``start`` on) must be equal."""
+    for _ in range(steps):
+        if _facts(a, seat) != _facts(b, seat):
+            break
+        assert a.observation(seat) == b.observation(seat)
+        assert a.observation_string(seat) == b.observation_string(seat)
+        assert a.event_lines(start, seat) == b.event_lines(start, seat)
+        if a.is_terminal() or b.is_terminal():
+            break
+        action = a.sample_chance(rng) if a.is_chance_node() else rng.choice(a.legal_actions())
+        try:
+            b.apply_action(action)
+        except RuntimeFault:
+            break
+        a.apply_action(action)
+    else:
+        return
+    if _facts(a, seat) == _facts(b, seat):
+        assert a.information_state_string(seat) == b.information_state_string(seat)
+
+
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.stem)
+def test_nothing_depends_on_what_a_seat_cannot_see(path):
+    """At random chance nodes whose outcome some seat cannot fully see (a roll into a hidden
+    cup, a draw into another's hand), a twin state gets another outcome that looks the same to
+    that seat; the seat's observation, trace and information state are then equal in both."""
+    game = rulelang.load(path)
+    forks = 0
+    for seed in range(4):
+        rng = random.Random(seed)
+        players = rng.randint(game.min_players, game.max_players)
+        state = game.new_initial_state(players)
+        for _ in range(400):
+            if state.is_terminal():
+                break
+            if not state.is_chance_node():
+                state.apply_action(rng.choice(state.legal_actions()))
+                continue
+            outcome = state.sample_chance(rng)
+            seat = rng.randrange(players)
+            other = _alike_outcome(state, seat, outcome, rng) if forks < 12 and rng.random() < 0.3 else None
+            if other is not None:
+                forks += 1
+                a, b = state.clone(), state.clone()
+                a.apply_action(outcome)
+                b.apply_action(other)
+                _same_view_in_lockstep(a, b, seat, random.Random(seed * 1000 + forks), len(state.events))
+            state.apply_action(outcome)
+    if "hidden_games" in path.parts:
+        assert forks, "a game with hidden information should give the test something to hide"
+
+
+# ---------------------------------------------------------------------- logs and replay
+@pytest.fixture(scope="module")
+def chips_log(tmp_path_factory):
+    log = tmp_path_factory.mktemp("chips") / "chips.jsonl"
+    rules = ROOT / "tests" / "hidden_games" / "secret_chips.rules"
+    code = cli.main(["run", str(rules), "--seats", "random,random", "--fast", "--seed", "3", "--log", str(log)])
+    assert code == 0
+    return log
+
+
+def test_the_log_is_the_referees_record(chips_log):
+    header = json.loads(chips_log.read_text().splitlines()[0])
+    assert header["record"] == "referee"
+
+
+def test_replay_as_a_seat_shows_only_its_view(chips_log, capsys, tmp_path):
+    capsys.readouterr()
+    assert cli.main(["replay", str(chips_log), "--as", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "rolled of player 1 changes" in out and "rolled of player 1 =" not in out
+    assert "what player 2 sees now:" in out and "vault of player 1" not in out.split("sees now:")[1]
+    assert "reproduces: yes" in out
+    transcript = tmp_path / "two.txt"
+    assert cli.main(["replay", str(chips_log), "--as", "2", "--out", str(transcript)]) == 0
+    assert out.startswith(transcript.read_text())  # the same view, without the replay's verdict
+    assert cli.main(["replay", str(chips_log), "--as", "3"]) == 2
