@@ -27,7 +27,7 @@ from typing import IO, Any
 
 import attrs
 
-from .agents import make_agent
+from .agents import make_agent, seat_view
 from .diagnostics import RuntimeFault
 from .runtime import CHANCE, State
 
@@ -89,7 +89,7 @@ def seeded_action(state: State, seed: int, bot: str | None = None) -> Any:
         return state.sample_chance(step_rng(seed, step, CHANCE))
     if bot is None:
         raise ValueError("a decision needs a bot")
-    return make_agent(bot, step_seed(seed, step, player)).choose(state)
+    return make_agent(bot, step_seed(seed, step, player)).choose(seat_view(state))
 
 
 # ---------------------------------------------------------------------- actions as JSON
