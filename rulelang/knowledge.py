@@ -146,12 +146,6 @@ def observation(state: State, seat: int) -> str:
     return repr(state.observation(seat))
 
 
-def _visible(state: State, index: int, position: int, size: int, seat: int) -> bool:
-    if not zone_seers(state, index) >> seat & 1:
-        return False
-    return state.zone_of(index)[0].visibility != "top only" or position == size - 1
-
-
 def _deal(state: State, seat: int, rng: random.Random) -> State:
     """One determinization (see ``sample_state``), not yet checked against the observation."""
     copy = state.clone(tracing=False)
@@ -161,19 +155,27 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
     bit = 1 << seat
     places: dict[int, list[tuple[int, int]]] = {}  # kind: (zone, position) of each unknown piece
     secret: dict[tuple[int, int], list[int]] = {}  # (zone definition, kind): its zones' unknown pieces
-    pool: dict[int, list[int]] = {}                # kind: every unknown piece, sorted
+    pool: dict[int, list[int]] = {}                # kind: every unknown piece, in id order
     faces = []                                     # dice whose face the seat does not know
+    definitions = state.game.zones
     for index, zone in enumerate(copy.zones):
-        definition = copy.zone_of(index)[0]
-        hidden_count = definition.visibility == "secret" and not zone_seers(state, index) >> seat & 1
+        if not zone:
+            continue
+        definition = state.zone_of(index)[0]
+        seen = zone_seers(state, index) & bit
+        top_only = definition.visibility == "top only"
+        if seen and not top_only:
+            continue
+        hidden_count = definition.visibility == "secret"
+        last = len(zone) - 1
         for position, p in enumerate(zone):
-            if knows[p] & bit or _visible(state, index, position, len(zone), seat):
+            if knows[p] & bit or (top_only and position == last):
                 continue
             kind = kind_of[p]
             if kinds[kind].is_die:
                 faces.append(p)
             elif hidden_count:
-                secret.setdefault((state.game.zones.index(definition), kind), []).append(p)
+                secret.setdefault((definitions.index(definition), kind), []).append(p)
                 pool.setdefault(kind, []).append(p)
             else:
                 places.setdefault(kind, []).append((index, position))
@@ -182,20 +184,22 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
     for kind in sorted(pool):
         dealt = sorted(pool[kind])
         rng.shuffle(dealt)
-        for (index, position), p in zip(places.get(kind, ()), dealt, strict=False):
+        fixed = places.get(kind, ())
+        for (index, position), p in zip(fixed, dealt, strict=False):
             copy.zones[index][position] = p
             copy.where[p] = index
             touched.add(index)
-        rest = dealt[len(places.get(kind, ())):]
+        rest = dealt[len(fixed):]
         # A `secret` zone's count is not seen: each definition's unknown pieces of this kind are
         # shared as evenly as possible among its instances the seat cannot see.
         for (definition, k), pieces in sorted(secret.items()):
             if k != kind:
                 continue
             mine, rest = rest[:len(pieces)], rest[len(pieces):]
-            targets = sorted({state.where[p] for p in pieces} | _secret_instances(state, definition, seat))
+            targets = sorted(_secret_instances(state, definition, seat))
+            gone = set(pieces)
             for index in targets:
-                copy.zones[index] = [q for q in copy.zones[index] if q not in pieces]
+                copy.zones[index] = [q for q in copy.zones[index] if q not in gone]
             for i, p in enumerate(mine):
                 index = targets[i % len(targets)]
                 copy.zones[index].append(p)
@@ -215,7 +219,7 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
             labels_out[p], values_out[p] = kind.face_labels[face], kind.face_values[face]
             numbers_out[p] = kind.face_labels[face] if kind.face_labels[face].__class__ is int else None
     for index, values in state.seen_counters.items():
-        if not counter_seers(state, index) >> seat & 1:
+        if not counter_seers(state, index) & bit:
             copy.counters[index] = values[seat]
     return copy
 
@@ -229,29 +233,24 @@ def _secret_instances(state: State, definition: int, seat: int) -> set[int]:
     return {first + s for s in range(state.n) if s != seat}
 
 
-def _seen(state: State, seat: int) -> tuple[str, list[str]]:
-    labels = []
-    if not state.is_terminal() and state.current_player() == seat:
-        labels = [state.action_to_string(a) for a in state.legal_actions()]
-    return observation(state, seat), labels
-
-
-def sample_state(state: State, seat: int, rng: random.Random) -> State:
+def sample_state(state: State, seat: int, rng: random.Random, seen: str | None = None) -> State:
     """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``: every piece
     it does not know is dealt again among the places of unknown pieces of the same kind (each
     zone keeps its count of each kind; sorted zones stay sorted), every die face it does not
     know is rolled again, every counter it cannot see takes the last value it saw. The result
     depends only on what the seat has seen and on ``rng``. A sample whose observation for the
     seat differs from the true one is drawn again, up to SAMPLE_TRIES times; then the last is
-    used. A game that hides nothing gives a plain copy."""
+    used. A game that hides nothing gives a plain copy. ``seen``: the seat's observation of
+    ``state``, when the caller has it already."""
     if state.knows is None:
         copy = state.clone(tracing=False)
         copy.events, copy.history = [], []
         return copy
-    seen = _seen(state, seat)
+    if seen is None:
+        seen = observation(state, seat)
     for _ in range(SAMPLE_TRIES):
         copy = _deal(state, seat, rng)
-        if _seen(copy, seat) == seen:
+        if observation(copy, seat) == seen:
             return copy
     return copy
 
@@ -262,10 +261,11 @@ class SeatView:
     a determinized State consistent with what the seat has seen. The true state is kept
     private; a bot that reaches for it through private attributes is a defect."""
 
-    __slots__ = ("seat", "legal_actions", "labels", "__state")
+    __slots__ = ("seat", "legal_actions", "labels", "__state", "__seen")
 
     def __init__(self, state: State, seat: int | None = None):
         self.__state = state
+        self.__seen = None
         self.seat = state.current_player() if seat is None else seat
         self.legal_actions = state.legal_actions(self.seat)
         self.labels = [state.action_to_string(a) for a in self.legal_actions] \
@@ -277,9 +277,12 @@ class SeatView:
 
     def observation_string(self) -> str:
         """What the seat sees now."""
-        return observation(self.__state, self.seat)
+        if self.__seen is None:
+            self.__seen = observation(self.__state, self.seat)
+        return self.__seen
 
     def sample_state(self, rng: random.Random) -> State:
         """A determinized State: everything the seat cannot see drawn again with ``rng``
         (OpenSpiel's resample_from_infostate). Bots may play it forward freely."""
-        return sample_state(self.__state, self.seat, rng)
+        state = self.__state
+        return sample_state(state, self.seat, rng, None if state.knows is None else self.observation_string())
