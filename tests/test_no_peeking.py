@@ -17,7 +17,7 @@ import pytest
 
 import rulelang
 from rulelang import knowledge
-from rulelang.agents import AGENTS, make_agent, seat_view
+from rulelang.agents import AGENTS, make_agent, play_game, seat_view
 from rulelang.runtime import CHANCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,3 +160,43 @@ def test_two_samples_with_the_same_rng_state_are_equal():
     first, second = (seat_view(s, 0).sample_state(random.Random(1)) for s in (state, twin))
     assert first.zones == second.zones and first.counters == second.counters
     assert first.zones != state.zones  # the other hands and the deck were dealt again
+
+
+LIST_CRITERION = """game "List":
+    players 2 to 2
+die d:
+    faces 1 to 6
+zone z: shared pool, public
+counter c: per player = 0
+setup:
+    rule s: create 2 d in z
+turn:
+    rule r:
+        roll z
+        choose:
+            "a": c of player += 1
+            "b": pass
+end:
+    rule e: game ends when turn_number >= 4
+winner:
+    rule w: most [c of player, 1]
+"""
+
+
+def test_mc_scores_a_criterion_that_is_not_a_number(tmp_path):
+    path = tmp_path / "list.rules"
+    path.write_text(LIST_CRITERION)
+    state = rulelang.load(path).new_initial_state(2)
+    agents = [make_agent("mc", 1, **SMALL["mc"]), make_agent("random", 2)]
+    state = play_game(state, agents, random.Random(3))
+    assert state.is_terminal() and state.fault is None
+
+
+def test_knowledge_follows_moves_and_rolls():
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "bidding.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    cup = state.zones[state.zone_index("cup", 1)]
+    assert all(state.knows[p] == 0b10 for p in cup)  # only its owner saw the roll
