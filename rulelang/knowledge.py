@@ -261,15 +261,22 @@ class SeatView:
     a determinized State consistent with what the seat has seen. The true state is kept
     private; a bot that reaches for it through private attributes is a defect."""
 
-    __slots__ = ("seat", "legal_actions", "labels", "__state", "__seen")
+    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels")
 
     def __init__(self, state: State, seat: int | None = None):
         self.__state = state
-        self.__seen = None
+        self.__seen = self.__labels = None
         self.seat = state.current_player() if seat is None else seat
         self.legal_actions = state.legal_actions(self.seat)
-        self.labels = [state.action_to_string(a) for a in self.legal_actions] \
-            if self.seat == state.current_player() else []
+
+    @property
+    def labels(self) -> list[str]:
+        """The legal actions as text (`take: domino 25 from grill`), worked out when asked."""
+        if self.__labels is None:
+            state = self.__state
+            self.__labels = [state.action_to_string(a) for a in self.legal_actions] \
+                if self.seat == state.current_player() else []
+        return self.__labels
 
     def information_state_string(self) -> str:
         """Everything the seat has seen so far: equal for two states it cannot tell apart."""

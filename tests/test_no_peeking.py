@@ -200,3 +200,26 @@ def test_knowledge_follows_moves_and_rolls():
         state.apply_action(state.sample_chance(rng))
     cup = state.zones[state.zone_index("cup", 1)]
     assert all(state.knows[p] == 0b10 for p in cup)  # only its owner saw the roll
+
+
+def test_samples_share_unseen_secret_zones_evenly():
+    """Another seat's `secret` zone shows no count: its pieces are shared evenly in a sample."""
+    import attrs
+
+    game = rulelang.load(ROOT / "games" / "six-nimmt.rules")
+    game = attrs.evolve(game, zones=tuple(attrs.evolve(z, visibility="secret") if z.name == "hand" else z
+                                          for z in game.zones))
+    state = game.new_initial_state(3)
+    rng = random.Random(3)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    hands = [state.zone_index("hand", p) for p in range(3)]
+    state.move(state.zones[hands[1]][:4], hands[2], False, -1)  # player 2 holds 6, player 3 holds 14
+    sample = seat_view(state, 0).sample_state(random.Random(1))
+    assert sample.zones[hands[0]] == state.zones[hands[0]]
+    assert [len(sample.zones[h]) for h in hands[1:]] == [10, 10]
+    deck = state.zone_index("deck")
+    unseen = sorted(p for h in hands[1:] + [deck] for p in state.zones[h])  # any card may be anywhere
+    assert sorted(p for h in hands[1:] + [deck] for p in sample.zones[h]) == unseen
+    assert len(sample.zones[deck]) == len(state.zones[deck])
+    assert all(sample.where[p] == h for h in hands + [deck] for p in sample.zones[h])
