@@ -8,7 +8,7 @@ import argparse
 import random
 
 import rulelang
-from rulelang.agents import make_agent
+from rulelang.agents import make_agent, seat_view
 
 
 def main(argv=None) -> None:
@@ -32,7 +32,7 @@ def main(argv=None) -> None:
         if state.current_player() == rulelang.CHANCE:
             state.apply_action(state.sample_chance(dice))
         else:
-            state.apply_action(bots[state.current_player()].choose(state))
+            state.apply_action(bots[state.current_player()].choose(seat_view(state)))
         if turn <= args.turns:  # each line names the rule that caused it, and its file:line
             for line in state.event_lines(shown):
                 print("  " + line)

@@ -35,7 +35,7 @@ from typing import IO, Any
 
 import attrs
 
-from .agents import make_agent
+from .agents import make_agent, seat_view
 from .diagnostics import RuntimeFault, register
 from .files import FileRefused, confine, inside, read_bytes
 from .limits import DEFAULT, Limits
@@ -121,7 +121,7 @@ def seeded_action(state: State, seed: int, bot: str | None = None) -> Any:
         return state.sample_chance(step_rng(seed, step, CHANCE))
     if bot is None:
         raise ValueError("a decision needs a bot")
-    return make_agent(bot, step_seed(seed, step, player)).choose(state)
+    return make_agent(bot, step_seed(seed, step, player)).choose(seat_view(state))
 
 
 # ---------------------------------------------------------------------- actions as JSON

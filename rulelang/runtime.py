@@ -10,6 +10,7 @@ import weakref
 from fractions import Fraction
 from typing import Any
 
+from . import knowledge
 from . import model as m
 from .diagnostics import Diagnostic, RuntimeFault, register
 from .limits import LimitExceeded
@@ -223,6 +224,11 @@ class State:
         # events start with the same ones, since events are only ever appended.
         self.seen_lines: dict[Any, tuple[int, tuple[str, ...]]] = {}
         self._init_counters()
+        # What each seat knows (see knowledge.py): kept only when the game hides something.
+        self.knows: list[int] | None = None
+        self.seen_counters: dict[int, tuple] | None = None
+        if knowledge.tracks_knowledge(game):
+            knowledge.start(self)
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
         self._advance()
@@ -459,6 +465,9 @@ class State:
             other.tracing = tracing
         other.winners = list(self.winners)
         other.fired = list(self.fired)
+        if self.knows is not None:
+            other.knows = list(self.knows)
+            other.seen_counters = dict(self.seen_counters)
         return other
 
     def history_str(self) -> str:
@@ -624,6 +633,8 @@ class State:
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)))))
+        if self.knows is not None:
+            knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
             self._match_triggers(pieces, origins, to, False)
 
@@ -696,6 +707,8 @@ class State:
         if carriers:
             self._make_carried_zones(carriers, kind_index, new)
         self.events.append((rule, "create", (tuple(new), into)))
+        if self.knows is not None:
+            knowledge.created(self, new, into)
 
     def _make_carried_zones(self, carriers: list, kind_index: int, new: list[int]) -> None:
         piece_zone, carried = [list(table) for table in self.piece_zone], list(self.carried)
@@ -716,6 +729,8 @@ class State:
             raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
                                 f"than {self.number_digits} digits")
         self.counters[index] = value
+        if self.seen_counters:
+            knowledge.counter_set(self, index, value)
         if self.tracing:
             self.events.append((rule, "set", (index, value, is_seat)))
 
@@ -737,6 +752,8 @@ class State:
                 if self.tracing:
                     self.events.append((pending[1], "roll", list(zip(
                         dice, map(labels_out.__getitem__, dice), map(self.where.__getitem__, dice)))))
+                if self.knows is not None:
+                    knowledge.rolled(self, dice)
                 return
         if outcome.__class__ is not tuple or len(outcome) != len(groups):
             raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
@@ -758,6 +775,8 @@ class State:
         if self.tracing:
             where = self.where
             self.events.append((pending[1], "roll", [(p, labels_out[p], where[p]) for _, dice in groups for p in dice]))
+        if self.knows is not None:
+            knowledge.rolled(self, [p for _, dice in groups for p in dice])
 
     # ------------------------------------------------------------------ the rule machine
     def _rule_at(self) -> int:

@@ -154,7 +154,7 @@ def test_drawing_from_an_empty_zone_names_the_rule(tmp_path):
 
 
 def test_determinized_copies_keep_what_the_seat_sees(tmp_path):
-    from rulelang.agents import determinize
+    from rulelang.agents import seat_view
 
     rules = tmp_path / "deck.rules"
     rules.write_text(DECK_GAME)
@@ -165,7 +165,7 @@ def test_determinized_copies_keep_what_the_seat_sees(tmp_path):
     mine, theirs, deck = (state.zone_index("hand", 0), state.zone_index("hand", 1), state.zone_index("deck"))
     seen_differently = False
     for _ in range(20):
-        copy = determinize(state, 0, rng)
+        copy = seat_view(state, 0).sample_state(rng)
         assert copy.zones[mine] == state.zones[mine]
         assert len(copy.zones[theirs]) == 3 and len(copy.zones[deck]) == 4
         assert sorted(copy.zones[theirs] + copy.zones[deck]) == sorted(state.zones[theirs] + state.zones[deck])

@@ -1,0 +1,280 @@
+"""Who knows what: per-seat knowledge of pieces, dice faces and counters, and determinization.
+
+The engine keeps, in games with anything not public, one bitmask of seats per piece (bit s set:
+seat s knows this piece is where it is, and for a die, its face) and, for counters some seat
+cannot see, the last value each seat saw. The hooks below keep them up to date as pieces move,
+are created and rolled and as counters are set; a game where everything is public keeps none.
+
+``sample_state(state, seat, rng)`` is OpenSpiel's ``resample_from_infostate``: a copy of the
+state where everything the seat cannot see is dealt or rolled again (see docs/language.md,
+section 4, "Bots"). ``SeatView`` is what a bot gets: the seat's view, never the State.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .runtime import State
+
+SAMPLE_TRIES = 16  # samples tried before the bot settles for one its seat could tell apart
+_SEERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def tracks_knowledge(game) -> bool:
+    """Whether a game hides anything (a zone or a counter not public): only then is knowledge kept."""
+    return any(z.visibility != "public" for z in game.zones) or \
+        any(getattr(c, "visibility", "public") != "public" for c in game.counters)
+
+
+def _mask(visibility: str, owner: int | None, everyone: int) -> int:
+    """The seats (a bitmask) that see what is in a zone or a counter of this visibility."""
+    if visibility in ("public", "top only"):
+        return everyone
+    if visibility in ("owner only", "secret") and owner is not None:
+        return 1 << owner
+    return 0
+
+
+def zone_seers(state: State, index: int) -> int:
+    """The seats that see the pieces of a zone instance (a `top only` zone: its top)."""
+    table = _SEERS.setdefault(state.game, {}).get(state.n)
+    if table is None:
+        everyone = (1 << state.n) - 1
+        table = [_mask(*_zone_visibility(state, i), everyone) for i in range(state.piece_zone_base)]
+        _SEERS[state.game][state.n] = table
+    if index < len(table):
+        return table[index]
+    zone, owner = state.zone_of(index)
+    return _mask(zone.visibility, owner, (1 << state.n) - 1)
+
+
+def _zone_visibility(state: State, index: int) -> tuple[str, int | None]:
+    zone, owner = state.zone_of(index)
+    return zone.visibility, owner
+
+
+def counter_seers(state: State, index: int) -> int:
+    """The seats that see a counter slot: `public` all, `owner only` its owner, `hidden` none."""
+    everyone = (1 << state.n) - 1
+    if index < state.counter_base:
+        shared = [c for c in state.game.counters if not c.per_player]
+        return _mask(getattr(shared[index], "visibility", "public"), None, everyone)
+    ordinal, owner = divmod(index - state.counter_base, state.n)
+    counter = [c for c in state.game.counters if c.per_player][ordinal]
+    return _mask(getattr(counter, "visibility", "public"), owner, everyone)
+
+
+# ---------------------------------------------------------------------- hooks (runtime.py)
+def start(state: State) -> None:
+    """Knowledge at the start of a game: counters' first values are known to all (the rules
+    compute them); pieces are created later, through ``created``."""
+    state.knows = []
+    state.seen_counters = {i: (value,) * state.n for i, value in enumerate(state.counters)
+                           if counter_seers(state, i) != (1 << state.n) - 1}
+
+
+def created(state: State, new: list[int], into: int) -> None:
+    """Created pieces are known to every seat (the rules say what they are and where they go),
+    except that the other seats do not see what goes into a `secret` zone."""
+    mask = (1 << state.n) - 1
+    if state.zone_of(into)[0].visibility == "secret":
+        mask = zone_seers(state, into)
+    state.knows.extend([mask] * len(new))
+
+
+def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
+    """A move shows the pieces to the seats that see where they go, or see every zone they
+    leave (the move event names them). The other seats lose track of these pieces and of what
+    stayed in the zones they left, since they cannot tell which pieces went."""
+    knows = state.knows
+    sources = set(origins)
+    shown = zone_seers(state, to)
+    from_mask = (1 << state.n) - 1
+    for o in sources:
+        from_mask &= zone_seers(state, o)
+    shown |= from_mask
+    for p in pieces:
+        knows[p] = shown
+    kept = shown | ~((1 << state.n) - 1)
+    if shown != (1 << state.n) - 1:
+        zones = state.zones
+        for o in sources:
+            for q in zones[o]:
+                knows[q] &= kept
+
+
+def rolled(state: State, dice: list[int]) -> None:
+    """A die's new face is known to the seats that see the zone it is rolled in."""
+    knows, where = state.knows, state.where
+    for p in dice:
+        knows[p] = zone_seers(state, where[p])
+
+
+def counter_set(state: State, index: int, value: Any) -> None:
+    """Seats that see a counter remember the value they last saw."""
+    if index in state.seen_counters:
+        seers, old = counter_seers(state, index), state.seen_counters[index]
+        state.seen_counters[index] = tuple(value if seers >> s & 1 else old[s] for s in range(state.n))
+
+
+# ---------------------------------------------------------------------- what a seat sees
+def information_state(state: State, seat: int) -> str:
+    """Everything ``seat`` has seen so far, as one canonical text."""
+    return state.information_state_string(seat)
+
+
+def observation(state: State, seat: int) -> str:
+    """What ``seat`` sees now, as text."""
+    return state.observation_string(seat)
+
+
+def _deal(state: State, seat: int, rng: random.Random) -> State:
+    """One determinization (see ``sample_state``), not yet checked against the observation."""
+    copy = state.clone(tracing=False)
+    copy.knows = copy.seen_counters = None
+    copy.events, copy.history = [], []  # the true history would tell hidden rolls
+    knows, kinds, kind_of = state.knows, state.game.kinds, state.pieces.kind
+    bit = 1 << seat
+    places: dict[int, list[tuple[int, int]]] = {}  # kind: (zone, position) of each unknown piece
+    secret: dict[tuple[int, int], list[int]] = {}  # (zone definition, kind): its zones' unknown pieces
+    pool: dict[int, list[int]] = {}                # kind: every unknown piece, in id order
+    faces = []                                     # dice whose face the seat does not know
+    definitions = state.game.zones
+    for index, zone in enumerate(copy.zones):
+        if not zone:
+            continue
+        definition = state.zone_of(index)[0]
+        seen = zone_seers(state, index) & bit
+        top_only = definition.visibility == "top only"
+        if seen and not top_only:
+            continue
+        hidden_count = definition.visibility == "secret"
+        last = len(zone) - 1
+        for position, p in enumerate(zone):
+            if knows[p] & bit or (top_only and position == last):
+                continue
+            kind = kind_of[p]
+            if kinds[kind].is_die:
+                faces.append(p)
+            elif hidden_count:
+                secret.setdefault((definitions.index(definition), kind), []).append(p)
+                pool.setdefault(kind, []).append(p)
+            else:
+                places.setdefault(kind, []).append((index, position))
+                pool.setdefault(kind, []).append(p)
+    touched = set()
+    for kind in sorted(pool):
+        dealt = sorted(pool[kind])
+        rng.shuffle(dealt)
+        fixed = places.get(kind, ())
+        for (index, position), p in zip(fixed, dealt, strict=False):
+            copy.zones[index][position] = p
+            copy.where[p] = index
+            touched.add(index)
+        rest = dealt[len(fixed):]
+        # A `secret` zone's count is not seen: each definition's unknown pieces of this kind are
+        # shared as evenly as possible among its instances the seat cannot see.
+        for (definition, k), pieces in sorted(secret.items()):
+            if k != kind:
+                continue
+            mine, rest = rest[:len(pieces)], rest[len(pieces):]
+            targets = sorted(_secret_instances(state, definition, seat))
+            gone = set(pieces)
+            for index in targets:
+                copy.zones[index] = [q for q in copy.zones[index] if q not in gone]
+            for i, p in enumerate(mine):
+                index = targets[i % len(targets)]
+                copy.zones[index].append(p)
+                copy.where[p] = index
+                touched.add(index)
+    for index in touched:
+        column = copy.sort_columns[index]
+        if column is not None:
+            copy.zones[index].sort(key=copy.pieces.columns[column].__getitem__)
+    if faces:
+        labels_out, values_out, numbers_out = copy.dynamic
+        for p in faces:
+            if labels_out[p] is None:
+                continue  # never rolled: the seat knows it shows nothing
+            kind = kinds[kind_of[p]]
+            face = int(rng.random() * len(kind.face_labels))
+            labels_out[p], values_out[p] = kind.face_labels[face], kind.face_values[face]
+            numbers_out[p] = kind.face_labels[face] if kind.face_labels[face].__class__ is int else None
+    for index, values in state.seen_counters.items():
+        if not counter_seers(state, index) & bit:
+            copy.counters[index] = values[seat]
+    return copy
+
+
+def _secret_instances(state: State, definition: int, seat: int) -> set[int]:
+    """The instances of a `secret` zone definition that ``seat`` cannot see."""
+    zone = state.game.zones[definition]
+    if not zone.per_player:
+        return {zone.ordinal}
+    first = state.zone_base + zone.ordinal * state.n
+    return {first + s for s in range(state.n) if s != seat}
+
+
+def sample_state(state: State, seat: int, rng: random.Random, seen: str | None = None) -> State:
+    """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``: every piece
+    it does not know is dealt again among the places of unknown pieces of the same kind (each
+    zone keeps its count of each kind; sorted zones stay sorted), every die face it does not
+    know is rolled again, every counter it cannot see takes the last value it saw. The result
+    depends only on what the seat has seen and on ``rng``. A sample whose observation for the
+    seat differs from the true one is drawn again, up to SAMPLE_TRIES times; then the last is
+    used. A game that hides nothing gives a plain copy. ``seen``: the seat's observation of
+    ``state``, when the caller has it already."""
+    if state.knows is None:
+        copy = state.clone(tracing=False)
+        copy.events, copy.history = [], []
+        return copy
+    if seen is None:
+        seen = observation(state, seat)
+    for _ in range(SAMPLE_TRIES):
+        copy = _deal(state, seat, rng)
+        if observation(copy, seat) == seen:
+            return copy
+    return copy
+
+
+class SeatView:
+    """What one seat may know when it decides, and all a bot gets: the seat, its legal actions
+    and their labels, its information state and observation (text), and ``sample_state(rng)``,
+    a determinized State consistent with what the seat has seen. The true state is kept
+    private; a bot that reaches for it through private attributes is a defect."""
+
+    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels")
+
+    def __init__(self, state: State, seat: int | None = None):
+        self.__state = state
+        self.__seen = self.__labels = None
+        self.seat = state.current_player() if seat is None else seat
+        self.legal_actions = state.legal_actions(self.seat)
+
+    @property
+    def labels(self) -> list[str]:
+        """The legal actions as text (`take: domino 25 from grill`), worked out when asked."""
+        if self.__labels is None:
+            state = self.__state
+            self.__labels = [state.action_to_string(a) for a in self.legal_actions] \
+                if self.seat == state.current_player() else []
+        return self.__labels
+
+    def information_state_string(self) -> str:
+        """Everything the seat has seen so far: equal for two states it cannot tell apart."""
+        return information_state(self.__state, self.seat)
+
+    def observation_string(self) -> str:
+        """What the seat sees now."""
+        if self.__seen is None:
+            self.__seen = observation(self.__state, self.seat)
+        return self.__seen
+
+    def sample_state(self, rng: random.Random) -> State:
+        """A determinized State: everything the seat cannot see drawn again with ``rng``
+        (OpenSpiel's resample_from_infostate). Bots may play it forward freely."""
+        state = self.__state
+        return sample_state(state, self.seat, rng, None if state.knows is None else self.observation_string())

@@ -1,0 +1,227 @@
+"""No peeking: a bot decides the same in two states its seat cannot tell apart.
+
+Over every file in games/ and tests/hidden_games/, random games stop at random decision points.
+For the deciding seat a second state is built that differs only in what the seat cannot see:
+(a) the same game played again with every roll and draw the seat did not see drawn anew, and
+(b) the seat's own determinization (``sample_state``) with its knowledge and trace put back.
+Where the two information states are equal, every bot in AGENTS, seeded alike, must choose the
+same action in both.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang import knowledge
+from rulelang.agents import AGENTS, make_agent, play_game, seat_view
+from rulelang.diagnostics import RuntimeFault
+from rulelang.runtime import CHANCE
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules"))
+SMALL = {"mc": {"rollouts": 4, "max_steps": 60}}  # small look-ahead budgets keep the test quick
+GAMES, CHECKS_PER_GAME, MAX_STEPS = 3, 3, 1500
+
+
+def _unseen_chance(state, seat: int) -> bool:
+    """Whether the pending roll or draw happens where ``seat`` sees none of it."""
+    kind, _, detail = state.pending
+    if kind == "roll":
+        return not any(knowledge.zone_seers(state, state.where[p]) >> seat & 1
+                       for _, dice in detail for p in dice)
+    source, to, _ = detail
+    return not (knowledge.zone_seers(state, source) | knowledge.zone_seers(state, to)) >> seat & 1
+
+
+def replayed_twin(state, seat: int, rng: random.Random):
+    """The same game played again, with each roll and draw that ``seat`` does not see drawn
+    anew (a drawn piece swapped with another of its kind that the seat has not seen since,
+    which later draws then take); None when an action no longer fits."""
+    twin = state.game.new_initial_state(state.n)
+    unknown = {p for p, mask in enumerate(state.knows or ()) if not mask >> seat & 1
+               and not knowledge.zone_seers(state, state.where[p]) >> seat & 1}
+    swap: dict[int, int] = {}  # a piece of the game played: the piece the twin takes for it
+    for action in state.history:
+        if twin.current_player() == CHANCE:
+            unseen = _unseen_chance(twin, seat)
+            if twin.pending[0] == "roll":
+                action = twin.sample_chance(rng) if unseen else action
+            else:
+                taken = swap.get(action, action)
+                if unseen and action in unknown:
+                    kind = twin.pieces.kind[taken]
+                    other = rng.choice([p for p in twin.zones[twin.pending[2][0]] if twin.pieces.kind[p] == kind
+                                         and next((o for o, t in swap.items() if t == p), p) in unknown])
+                    owner = next((o for o, t in swap.items() if t == other), other)
+                    swap[owner], swap[action] = taken, other
+                    taken = other
+                action = taken
+        elif action not in twin.legal_actions():
+            return None
+        try:
+            twin.apply_action(action)
+        except rulelang.RuntimeFault:
+            return None
+    return twin
+
+
+def sampled_twin(state, seat: int, rng: random.Random):
+    """The seat's own determinization, with the state's knowledge and trace put back."""
+    twin = seat_view(state, seat).sample_state(rng)
+    twin.knows = None if state.knows is None else list(state.knows)
+    twin.seen_counters = None if state.seen_counters is None else dict(state.seen_counters)
+    twin.events, twin.history, twin.tracing = list(state.events), list(state.history), True
+    return twin
+
+
+def decisions(state, seed: int) -> dict[str, object]:
+    """What every bot, seeded with ``seed``, chooses for the seat to decide."""
+    return {name: make_agent(name, seed, **SMALL.get(name, {})).choose(seat_view(state))
+            for name in AGENTS}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_bots_choose_alike_in_states_the_seat_cannot_tell_apart(path):
+    game = rulelang.load(path)
+    players = min(max(game.min_players, 3), game.max_players)
+    rng = random.Random(path.name)
+    compared = [0, 0]
+    for _ in range(GAMES):
+        state = game.new_initial_state(players)
+        checks = 0
+        for _ in range(MAX_STEPS):
+            if state.is_terminal() or checks >= CHECKS_PER_GAME:
+                break
+            seat = state.current_player()
+            if seat == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+                continue
+            if len(state.legal_actions()) > 1 and (checks == 0 or rng.random() < 0.1):
+                checks += 1
+                info = knowledge.information_state(state, seat)
+                twins = [sampled_twin(state, seat, random.Random(rng.random())),
+                         replayed_twin(state, seat, random.Random(rng.random()))]
+                seed = rng.randrange(1 << 30)
+                expected = decisions(state, seed)
+                for which, twin in enumerate(twins):
+                    if twin is None or twin.is_terminal() or twin.current_player() != seat \
+                            or knowledge.information_state(twin, seat) != info:
+                        continue
+                    assert decisions(twin, seed) == expected, f"{path.name}: a bot saw what seat {seat + 1} cannot"
+                    compared[which] += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert sum(compared) > 0, f"{path.name}: no decision point compared"
+
+
+def test_guess_die_bots_do_not_see_the_hidden_face():
+    """The roll in the other player's cup cannot change the guesser's information state, nor a
+    bot's guess."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "guess_die.rules")
+    states = []
+    for face in range(6):
+        state = game.new_initial_state(2)
+        state.apply_action(((face,),))
+        states.append(state)
+    infos = {knowledge.information_state(s, 0) for s in states}
+    assert len(infos) == 1
+    for seed in range(3):
+        assert len({repr(decisions(s, seed)) for s in states}) == 1
+
+
+def test_samples_keep_kinds_counts_and_what_the_seat_sees():
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "bidding.rules")
+    state = game.new_initial_state(3)
+    rng = random.Random(2)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    view = seat_view(state)
+    faces = set()
+    for _ in range(30):
+        sample = view.sample_state(rng)
+        assert [len(z) for z in sample.zones] == [len(z) for z in state.zones]
+        assert knowledge.observation(sample, view.seat) == view.observation_string()
+        assert sample.events == [] and sample.history == []  # the true trace would tell hidden rolls
+        mine = state.zone_index("cup", view.seat)
+        assert [sample.dynamic[0][p] for p in sample.zones[mine]] == [state.dynamic[0][p] for p in state.zones[mine]]
+        faces.add(tuple(sample.dynamic[0][p] for p in sample.zones[state.zone_index("cup", 1)]))
+    assert len(faces) > 1  # the other cups are rolled again
+
+
+def test_two_samples_with_the_same_rng_state_are_equal():
+    game = rulelang.load(ROOT / "games" / "six-nimmt.rules")
+    state = game.new_initial_state(3)
+    rng = random.Random(5)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    twin = sampled_twin(state, 0, random.Random(9))
+    first, second = (seat_view(s, 0).sample_state(random.Random(1)) for s in (state, twin))
+    assert first.zones == second.zones and first.counters == second.counters
+    assert first.zones != state.zones  # the other hands and the deck were dealt again
+
+
+LIST_CRITERION = """game "List":
+    players 2 to 2
+die d:
+    faces 1 to 6
+zone z: shared pool, public
+counter c: per player = 0
+setup:
+    rule s: create 2 d in z
+turn:
+    rule r:
+        roll z
+        choose:
+            "a": c of player += 1
+            "b": pass
+end:
+    rule e: game ends when turn_number >= 4
+winner:
+    rule w: most [c of player, 1]
+"""
+
+
+def test_mc_scores_a_criterion_that_is_not_a_number(tmp_path):
+    path = tmp_path / "list.rules"
+    path.write_text(LIST_CRITERION)
+    state = rulelang.load(path).new_initial_state(2)
+    agents = [make_agent("mc", 1, **SMALL["mc"]), make_agent("random", 2)]
+    with pytest.raises(RuntimeFault) as fault:  # the rules' fault, named; never a bot's traceback
+        play_game(state, agents, random.Random(3))
+    assert fault.value.diagnostic.code == "R503" and "not a number" in fault.value.diagnostic.message
+
+
+def test_knowledge_follows_moves_and_rolls():
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "bidding.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    cup = state.zones[state.zone_index("cup", 1)]
+    assert all(state.knows[p] == 0b10 for p in cup)  # only its owner saw the roll
+
+
+def test_samples_share_unseen_secret_zones_evenly():
+    """Another seat's `secret` zone shows no count: its pieces are shared evenly in a sample."""
+    import attrs
+
+    game = rulelang.load(ROOT / "games" / "six-nimmt.rules")
+    game = attrs.evolve(game, zones=tuple(attrs.evolve(z, visibility="secret") if z.name == "hand" else z
+                                          for z in game.zones))
+    state = game.new_initial_state(3)
+    rng = random.Random(3)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    hands = [state.zone_index("hand", p) for p in range(3)]
+    state.move(state.zones[hands[1]][:4], hands[2], False, -1)  # player 2 holds 6, player 3 holds 14
+    sample = seat_view(state, 0).sample_state(random.Random(1))
+    assert sample.zones[hands[0]] == state.zones[hands[0]]
+    assert [len(sample.zones[h]) for h in hands[1:]] == [10, 10]
+    deck = state.zone_index("deck")
+    unseen = sorted(p for h in hands[1:] + [deck] for p in state.zones[h])  # any card may be anywhere
+    assert sorted(p for h in hands[1:] + [deck] for p in sample.zones[h]) == unseen
+    assert len(sample.zones[deck]) == len(state.zones[deck])
+    assert all(sample.where[p] == h for h in hands + [deck] for p in sample.zones[h])
