@@ -183,10 +183,18 @@ def _truthy(value):
 
 
 def _subsets(st, pieces: list) -> list[list[int]]:
-    """Every distinct non-empty group of pieces; dice of one kind showing one face are alike."""
+    """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
+    showing one face, the identical pieces of a `count`) give one group per number of them;
+    pieces that differ (the cards of a `one for each`) give every combination."""
     groups: dict[tuple, list[int]] = {}
+    kinds = st.game.kinds
     for p in pieces:
-        groups.setdefault((st.pieces.kind[p], st.dynamic[0][p]), []).append(p)
+        kind = st.pieces.kind[p]
+        if kinds[kind].is_die:
+            key = (kind, st.dynamic[0][p])
+        else:
+            key = (kind, tuple(column[p] for column in st.pieces.columns))
+        groups.setdefault(key, []).append(p)
     keys = list(groups)
     size = 1
     for k in keys:

@@ -206,10 +206,10 @@ class Compiler(ExpressionCompiler):
             self.error("E303", f"the player range {min_players} to {max_players} is empty", game)
         options = self._compile_options()
         kinds = tuple(self._compile_kind(k) for k in self.kinds.values())
-        zones = self._compile_zones()
-        counters = self._compile_counters()
         self.kind_defs = {k.name: (i, k) for i, k in enumerate(kinds)}
+        zones = self._compile_zones()
         self.zone_defs = {z.name: z for z in zones}
+        counters = self._compile_counters()
         self.counter_defs = {c.name: c for c in counters}
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
@@ -366,14 +366,16 @@ class Compiler(ExpressionCompiler):
     def _compile_counters(self) -> tuple[m.CounterDef, ...]:
         shared = [c for c in self.counters.values() if not c.per_player]
         per_player = [c for c in self.counters.values() if c.per_player]
+        # A start value may name another counter: every counter's place is known first.
+        placed = [(c, ordinal) for group in (shared, per_player) for ordinal, c in enumerate(group)]
+        self.counter_defs = {c.name: m.CounterDef(c.name, c.per_player, None, ordinal) for c, ordinal in placed}
         result = []
-        for group in (shared, per_player):
-            for ordinal, c in enumerate(group):
-                try:
-                    fn, _ = self.expr(c.initial, Scope(), Slots())
-                except CompileError:
-                    fn = self.function("0")
-                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal))
+        for c, ordinal in placed:
+            try:
+                fn, _ = self.expr(c.initial, Scope(), Slots())
+            except CompileError:
+                fn = self.function("0")
+            result.append(m.CounterDef(c.name, c.per_player, fn, ordinal))
         return tuple(result)
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:
@@ -792,7 +794,7 @@ class _Code:
         end = self.label()
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
-            cond = self.truth(cond_node, scope)
+            cond = self._condition(cond_node, scope)
             next_branch = self.label()
             self.emit(m.OP_JUMP_IF_NOT, cond, next_branch)
             self.block(body, Scope(scope))
@@ -801,6 +803,14 @@ class _Code:
         if stmt.otherwise:
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
+
+    def _condition(self, node, scope):
+        """A condition among others (`elif`, a branch's `if`): one in error is reported and read
+        as false, so that the others and the blocks still compile and their jumps are placed."""
+        try:
+            return self.truth(node, scope)
+        except CompileError:
+            return self.compiler.function("False")
 
     def _loop(self, body, scope, cond=None) -> None:
         top = self.here()
@@ -876,7 +886,7 @@ class _Code:
         branches = []
         index = self.emit(m.OP_BRANCH, None)
         for branch in stmt.branches:
-            cond = self.truth(branch.cond, scope) if branch.cond is not None else None
+            cond = self._condition(branch.cond, scope) if branch.cond is not None else None
             target = self.label()
             once = self.compiler.new_once(branch.once) if branch.once is not None else None
             branches.append((branch.label, cond, target, once))
