@@ -414,7 +414,7 @@ class Compiler(ExpressionCompiler):
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
                 except CompileError:
                     pass
-                except TooDeep:
+                except (TooDeep, RecursionError):
                     self.error("E304", "an expression is nested too deeply to compile", inner,
                                help="split it with `define` or `let`")
         return tuple(checks)
@@ -607,7 +607,7 @@ class _Code:
                 method(stmt, scope)
             except CompileError:
                 pass
-            except TooDeep:
+            except (TooDeep, RecursionError):
                 self.error("E304", "an expression is nested too deeply to compile", stmt,
                            help="split it with `define` or `let`")
 

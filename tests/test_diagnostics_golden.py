@@ -32,7 +32,6 @@ MARK = re.compile(r"#\s*(error|warning):\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
 
 # Cases that fail because of a known core bug (reported in /tmp/core-bugs/tests.md).
 KNOWN_BUGS = {
-    "syntax_too_deep.rules": "bug 7: E005 points at line 1, not at the deep expression",
     # Reported in /tmp/core-bugs/diagnostics.md.
 }
 KNOWN_RENDERING_BUGS: dict[str, str] = {}
