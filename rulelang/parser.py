@@ -58,6 +58,12 @@ register("E008", "invalid-escape", """
 A backslash in a string starts an escape that the language does not know. The escapes are
 `\\"` (a quote), `\\\\` (a backslash), `\\n` (a new line) and `\\t` (a tab).
 """)
+register("E009", "control-character", """
+A control character (an escape sequence, a carriage return, a bell, a bidirectional override)
+written raw in the file, even in a string or a comment. A terminal would act on it when the
+file's text is shown, and a reader cannot see it. In a string, write `\\n` for a new line and
+`\\t` for a tab.
+""")
 register("E602", "too-many-pieces", """
 A component declaration would make more pieces than the `pieces` limit (100,000 by default):
 `one for each` over long ranges, or a large `count`. The size is worked out before anything
@@ -659,7 +665,8 @@ class AstBuilder(Transformer):
         count = self._int(children[0])
         if count > self.limits.pieces:
             raise _Problem("E602", f"`count {count}` makes more pieces than the limit of {self.limits.pieces}",
-                           meta.start_pos, meta.end_pos, help=_raise_help("pieces", count))
+                           meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                           help=_raise_help("pieces", count))
         return count
 
     def limit_item(self, meta, children):
@@ -989,6 +996,10 @@ def parse_tree(text: str) -> Tree:
     return _lark().parse(text if text.endswith("\n") else text + "\n")
 
 
+# Control characters other than tab and line ends, and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
 def _too_deep(tree: Tree, source: Source) -> Diagnostic | None:
     """E005 at the first place the tree nests deeper than MAX_DEPTH (walked without recursion)."""
     stack = [(tree, 1)]
@@ -1010,6 +1021,11 @@ def _too_deep(tree: Tree, source: Source) -> Diagnostic | None:
 def parse(source: Source, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None, list[Diagnostic]]:
     """Parse one source into a RulesFile, or return the syntax diagnostic that stopped it."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
+    control = _CONTROL.search(source.text)
+    if control is not None:
+        return None, [Diagnostic("E009", f"a control character `{printable(control.group())}` in the file",
+                                 source.span(control.start(), control.end()),
+                                 help="remove it; in a string, write `\\n` for a new line and `\\t` for a tab")]
     if text.startswith("\ufeff"):
         text = " " + text[1:]  # a byte order mark: read as a space, so that offsets stay true
     try:
