@@ -9,7 +9,8 @@ from typing import Any
 from . import model as m
 from . import nodes as n
 from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
-from .diagnostics import Diagnostic, did_you_mean, register
+from .diagnostics import Diagnostic, register
+from .limits import DEFAULT, Limits
 
 register("E101", "unknown-name", """
 A name that is not declared anywhere: not a zone, component, counter, option, define, local
@@ -56,11 +57,26 @@ A declaration that cannot be used as written: a player range whose minimum excee
 maximum, a zone with two visibilities, a die without faces, a recursive define.
 """)
 
+register("E604", "too-many-declarations", """
+The game has more declarations (components, zones, counters, options, defines, procedures,
+sections, rules at the top level), once its variants are merged, than the `declarations`
+limit (10,000 by default). A real game that needs more raises it with `--limit declarations=N`.
+""")
+register("E605", "define-too-large", """
+A use of a define that would become more syntax nodes, once every define in it is expanded,
+than the `expansion` limit (100,000 by default). A define is copied where it is used, with its
+arguments copied where its parameters stand, so a define that uses another twice doubles it:
+twenty such lines make a million copies. Compute a repeated part once with `let`, or, for a
+real game, raise the limit with `--limit expansion=N`.
+""")
+
+
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
 
-    def __init__(self, tree: n.RulesFile, options: dict[str, Any]):
+    def __init__(self, tree: n.RulesFile, options: dict[str, Any], limits: Limits = DEFAULT):
         self._init_codegen()
+        self.limits = limits
         self.tree = tree
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
@@ -168,7 +184,7 @@ class Compiler(ExpressionCompiler):
         """The help line of an unknown procedure after `do` or `when do` (the words)."""
         if name in ("setup", "round", "turn", "end", "winner"):
             return f"`{name}` is a section, not a procedure; `{words}` names a `procedure NAME:` of the file"
-        return did_you_mean(name, self.procedures)
+        return self.suggest(name, self.procedures)
 
     def player_zone_example(self) -> str:
         """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
@@ -205,6 +221,8 @@ class Compiler(ExpressionCompiler):
         elif min_players > max_players:
             self.error("E303", f"the player range {min_players} to {max_players} is empty", game)
         options = self._compile_options()
+        if not self._pieces_within_limit():
+            return None
         kinds = tuple(self._compile_kind(k) for k in self.kinds.values())
         self.kind_defs = {k.name: (i, k) for i, k in enumerate(kinds)}
         zones = self._compile_zones()
@@ -257,7 +275,7 @@ class Compiler(ExpressionCompiler):
             kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria,
             invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
-            once_scopes=tuple(self.once_scopes),
+            once_scopes=tuple(self.once_scopes), run_limits=self.limits,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -267,6 +285,24 @@ class Compiler(ExpressionCompiler):
             value = self.option_values.get(decl.name, decl.default)
             result.append(m.OptionDef(decl.name, decl.default, value, " ".join(decl.doc)))
         return tuple(result)
+
+    def _pieces_within_limit(self) -> bool:
+        """E602 when the kinds together would make more pieces than the limit; worked out from
+        the declarations, before any piece is made."""
+        total = 0
+        for decl in self.kinds.values():
+            if isinstance(decl, n.PieceDecl):
+                made = decl.count if decl.count is not None and not decl.generators else 1
+                for generator in decl.generators:
+                    made *= len(generator.values)
+                total += made
+                if total > self.limits.pieces:
+                    self.error("E602", f"with `{decl.name}`, the components make more than {self.limits.pieces} "
+                               "pieces, the limit", decl,
+                               help="if the game really needs this many, raise the limit with "
+                               f"`--limit pieces={total}`")
+                    return False
+        return True
 
     def _compile_kind(self, decl: n.DieDecl | n.PieceDecl) -> m.KindDef:
         index = {name: i for i, name in enumerate(self.attributes)}
@@ -337,7 +373,7 @@ class Compiler(ExpressionCompiler):
                          if z.per_piece == name or (isinstance(decl, n.PieceDecl) and decl.category == z.per_piece))
         if not carriers:
             self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of component", z,
-                       help=did_you_mean(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
+                       help=self.suggest(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
             return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
         if z.visibility == "owner only":
             self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
@@ -354,12 +390,12 @@ class Compiler(ExpressionCompiler):
         elif z.sort_key is not None:
             if z.sort_key not in self.attributes:
                 self.error("E101", f"zone `{z.name}` is sorted by unknown attribute `{z.sort_key}`", z,
-                           help=did_you_mean(z.sort_key, self.attributes))
+                           help=self.suggest(z.sort_key, self.attributes))
             else:
                 column = self.attributes.index(z.sort_key)
         if z.shows is not None and z.shows not in self.attributes:
             self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
-                       help=did_you_mean(z.shows, self.attributes))
+                       help=self.suggest(z.shows, self.attributes))
         return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal, z.shows,
                          carried_by=self._carriers(z))
 
@@ -678,7 +714,7 @@ class _Code:
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:
             self.error("E101", f"unknown component `{stmt.kind}`", stmt,
-                       help=did_you_mean(stmt.kind, self.compiler.kinds))
+                       help=self.compiler.suggest(stmt.kind, self.compiler.kinds))
             raise CompileError
         kind_index, kind_def = self.compiler.kind_defs[stmt.kind]
         if stmt.count is not None and not kind_def.is_die and len(kind_def.pieces) > 1:
@@ -686,6 +722,12 @@ class _Code:
                        help=f"write `create {stmt.kind} in ...` to make all of them")
             raise CompileError
         count = "None"
+        limit = self.compiler.limits.pieces
+        if isinstance(stmt.count, n.Literal) and isinstance(stmt.count.value, int) and stmt.count.value > limit:
+            self.error("E602", f"`create {stmt.count.value}` makes more pieces than the limit of {limit}", stmt.count,
+                       help=f"if the game really needs this many, raise the limit with "
+                       f"`--limit pieces={stmt.count.value}`")
+            raise CompileError
         if stmt.count is not None:
             counted = self.code_of(stmt.count, scope)
             if counted.kind not in ("int", "any"):
@@ -718,7 +760,7 @@ class _Code:
             return
         if target.name not in self.compiler.counters:
             self.error("E101", f"`{target.name}` is neither a variable nor a counter", target,
-                       help=did_you_mean(target.name, scope.all_names() + list(self.compiler.counters))
+                       help=self.compiler.suggest(target.name, scope.all_names() + list(self.compiler.counters))
                        or "declare variables with `let name = value`")
             raise CompileError
         counter = self.compiler.counter_defs[target.name]
@@ -926,9 +968,13 @@ def _describe_stmt(stmt) -> str:
     return {"Extends": "`extends`", "GameDecl": "`game`"}.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tuple[m.GameDef | None, list[Diagnostic]]:
+def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None,
+                 limits: Limits = DEFAULT) -> tuple[m.GameDef | None, list[Diagnostic]]:
     """Compile a merged syntax tree; returns the definition (None on errors) and diagnostics."""
-    compiler = Compiler(tree, options or {})
+    too_many = declarations_problem(tree, limits)
+    if too_many is not None:
+        return None, [too_many]
+    compiler = Compiler(tree, options or {}, limits)
     try:
         game = compiler.compile()
     except (TooDeep, RecursionError):
@@ -936,6 +982,16 @@ def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tu
             "E304", "an expression is nested too deeply to compile", tree.span,
             help="split it with `define` or `let`")]
     return game, compiler.diagnostics
+
+
+def declarations_problem(tree: n.RulesFile, limits: Limits = DEFAULT) -> Diagnostic | None:
+    """E604 when a file, variants merged, has more declarations than the limit."""
+    if len(tree.items) <= limits.declarations:
+        return None
+    return Diagnostic("E604", f"the game has {len(tree.items)} declarations, more than the limit of "
+                      f"{limits.declarations}", tree.items[limits.declarations].span,
+                      help="if the game really needs this many, raise the limit with "
+                      f"`--limit declarations={len(tree.items)}`")
 
 
 def _describer(element: str):

@@ -91,9 +91,18 @@ class RuntimeFault(Exception):
         super().__init__(render_concise(diagnostic))
 
 
+# At most this many names are compared with a misspelt one (those nearest in length), so that a
+# file with thousands of names and thousands of typos is not quadratic.
+MAX_CANDIDATES = 500
+
+
 def similar_names(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     """Names close to a misspelt one, best first."""
-    return difflib.get_close_matches(name, sorted(set(candidates)), n=limit, cutoff=0.6)
+    names = set(candidates)
+    if len(names) > MAX_CANDIDATES:
+        # A close match is of about the same length (a ratio of 0.6 allows no more than this).
+        names = sorted(c for c in names if 2 * abs(len(c) - len(name)) <= len(name) + 1)[:MAX_CANDIDATES]
+    return difflib.get_close_matches(name, sorted(names), n=limit, cutoff=0.6)
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

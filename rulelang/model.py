@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from .limits import DEFAULT as DEFAULT_LIMITS
+from .limits import Limits
 from .source import Span
 
 # Instruction opcodes of the rule machine (see runtime.State._run).
@@ -211,6 +213,9 @@ class GameDef:
     once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"
     limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
     limited_kinds: frozenset[int] = frozenset()
+    # The limits the game was loaded with; the runtime reads its own (work, idle_actions,
+    # pieces, number_digits) here. Named so as not to clash with `limits` of kinds above.
+    run_limits: Limits = DEFAULT_LIMITS
 
     def option(self, name: str) -> Any:
         for option in self.options:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from importlib import resources
 from pathlib import Path
@@ -529,6 +530,7 @@ class AstBuilder(Transformer):
         super().__init__()
         self.source = source
         self.limits = limits
+        self.made = 0  # values made by every range of the file together
 
     def _int(self, token: Token) -> int:
         digits = len(token.lstrip("-"))
@@ -549,6 +551,11 @@ class AstBuilder(Transformer):
             code, what = ("E603", "faces") if limit == "faces" else ("E602", "values")
             raise _Problem(code, f"`{low} to {high}` makes {len(values)} {what}, more than the limit of {allowed}",
                            meta.start_pos, meta.end_pos, help=_raise_help(limit, len(values)))
+        self.made += len(values)
+        if self.made > self.limits.pieces:
+            raise _Problem("E602", f"the ranges of this file make more than {self.limits.pieces} values in all, "
+                           "the limit of pieces", meta.start_pos, meta.end_pos,
+                           help=_raise_help("pieces", self.made))
         return values
 
     def _span(self, meta) -> Span | None:
@@ -611,6 +618,10 @@ class AstBuilder(Transformer):
                 attrs_.append(item)
             else:
                 faces.extend(item)
+        if len(faces) > self.limits.faces:
+            raise _Problem("E603", f"die `{name}` has {len(faces)} faces, more than the limit of {self.limits.faces}",
+                           meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                           help=_raise_help("faces", len(faces)))
         return n.DieDecl(str(name), tuple(faces), tuple(attrs_), span=self._span(meta))
 
     def faces_item(self, meta, children):
@@ -1000,6 +1011,23 @@ def parse_tree(text: str) -> Tree:
 _CONTROL = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
+_DECLARATION = re.compile(r"^[A-Za-z_]", re.MULTILINE)
+
+
+def _too_many_declarations(source: Source, limits: Limits) -> Diagnostic | None:
+    """E604 before parsing, from the lines that start a declaration (no indentation): a file of
+    a million declarations is refused without the time to parse it."""
+    starts = _DECLARATION.finditer(source.text)
+    first_over = next(itertools.islice(starts, limits.declarations, None), None)
+    if first_over is None:
+        return None
+    total = limits.declarations + 1 + sum(1 for _ in starts)
+    end = source.text.find("\n", first_over.start())
+    return Diagnostic("E604", f"the file has {total} declarations, more than the limit of {limits.declarations}",
+                      source.span(first_over.start(), end if end >= 0 else len(source.text)),
+                      help=f"if the game really needs this many, raise the limit with `--limit declarations={total}`")
+
+
 def _too_deep(tree: Tree, source: Source) -> Diagnostic | None:
     """E005 at the first place the tree nests deeper than MAX_DEPTH (walked without recursion)."""
     stack = [(tree, 1)]
@@ -1027,7 +1055,10 @@ def parse(source: Source, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None,
                                  source.span(control.start(), control.end()),
                                  help="remove it; in a string, write `\\n` for a new line and `\\t` for a tab")]
     if text.startswith("\ufeff"):
-        text = " " + text[1:]  # a byte order mark: read as a space, so that offsets stay true
+        text = " " + text[1:]
+    too_many = _too_many_declarations(source, limits)
+    if too_many is not None:
+        return None, [too_many]  # a byte order mark: read as a space, so that offsets stay true
     try:
         tree = _lark().parse(text)
     except (UnexpectedInput, _BadIndent, _MixedIndent) as error:

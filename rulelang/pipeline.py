@@ -7,8 +7,9 @@ from typing import Any
 
 from . import nodes as n
 from .checker import lint
-from .compiler import compile_game
+from .compiler import compile_game, declarations_problem
 from .diagnostics import Diagnostic, RulesError, register
+from .limits import DEFAULT, Limits
 from .model import GameDef
 from .parser import parse
 from .source import Source
@@ -31,28 +32,30 @@ def read_source(path: str) -> tuple[Source | None, list[Diagnostic]]:
         return None, [Diagnostic("E107", f"cannot read `{path}`: {reason.lower()}")]
 
 
-def parse_file(path: str) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+def parse_file(path: str, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None, list[Diagnostic]]:
     source, diagnostics = read_source(path)
     if source is None:
         return None, diagnostics
-    return parse(source)
+    return parse(source, limits)
 
 
-def analyse(path: str, options: dict[str, Any] | None = None,
-            warnings: bool = True) -> tuple[GameDef | None, list[Diagnostic]]:
+def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = True,
+            limits: Limits = DEFAULT) -> tuple[GameDef | None, list[Diagnostic]]:
     """Parse, merge, lint and compile a rules file; returns the game (or None) and every diagnostic."""
-    tree, diagnostics = parse_file(path)
+    tree, diagnostics = parse_file(path, limits)
     if tree is None:
         return None, diagnostics
-    merged, more = resolve(tree, parse_file)
+    merged, more = resolve(tree, lambda base: parse_file(base, limits))
     diagnostics += more
+    too_many = declarations_problem(merged, limits) if merged is not None else None
+    diagnostics += [too_many] if too_many else []  # before lint, which would read every one
     if merged is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
     if warnings:
         diagnostics += lint(merged)
     option_values, option_problems = coerce_options(merged, options or {})
     diagnostics += option_problems
-    game, compile_diagnostics = compile_game(merged, option_values)
+    game, compile_diagnostics = compile_game(merged, option_values, limits)
     diagnostics += compile_diagnostics
     if any(d.is_error for d in diagnostics):
         return None, diagnostics
@@ -98,9 +101,9 @@ def _coerce(raw: Any, default: Any) -> Any:
     return raw
 
 
-def load(path: str | Path, **options: Any) -> GameDef:
+def load(path: str | Path, limits: Limits = DEFAULT, **options: Any) -> GameDef:
     """Load a rules file as a game, with options set; raises RulesError on any error."""
-    game, diagnostics = analyse(str(path), options, warnings=False)
+    game, diagnostics = analyse(str(path), options, warnings=False, limits=limits)
     if game is None:
         raise RulesError([d for d in diagnostics if d.is_error])
     return game
