@@ -485,13 +485,11 @@ class ExpressionCompiler:
             self.error("E303", f"define `{decl.name}` refers to itself", node)
             raise CompileError
         if not self._expanding:  # the outermost use: measure all it expands to, before expanding
-            size = self._call_size(decl, args)
-            if size > self.limits.expansion:
+            if self._call_size(decl, args) > self.limits.expansion:
                 self.error("E605", f"`{decl.name}` expands to more than {self.limits.expansion} syntax nodes here, "
                            "the limit", node,
                            help="a define used twice in another is copied twice: compute a part once with `let`, "
-                           "or, if the game really needs it, raise the limit with "
-                           f"`--limit expansion={min(size, 10 ** 12)}`")
+                           "or, if the game really needs it, raise the limit with `--limit expansion=N`")
                 raise CompileError
         # A define sees its parameters and the game's names, not the caller's locals.
         inner = Scope(None, element=None)
