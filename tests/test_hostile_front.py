@@ -242,3 +242,10 @@ def test_subsets_offer_each_distinct_group_once(tmp_path, decl, create, groups):
     state = game.new_initial_state(players=2)
     labels = [state.action_to_string(a) for a in state.legal_actions()]
     assert len(labels) == groups and len(set(labels)) == groups, labels
+
+
+def test_explain_lists_every_limit():
+    from rulelang.limits import LIMIT_NAMES
+    code, out, _ = run_cli("explain", "limits")
+    assert code == 0
+    assert all(name in out for name in LIMIT_NAMES) and "E605" in out
