@@ -105,7 +105,7 @@ class RulesIndenter(Indenter):
     CLOSE_PAREN_types = ["RPAR", "RSQB"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
-    tab_len = 8
+    tab_len = 8  # required by Lark's Indenter; unused, as indentation is compared as text
 
     def process(self, stream):
         self.indents = [""]
@@ -430,6 +430,7 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
 
 
 _CLOSING = {"(": ")", "[": "]"}
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def _unclosed_bracket(error: Exception, text: str) -> Token | None:
@@ -460,7 +461,7 @@ def _closes(text: str, start: int) -> bool:
         char = text[i]
         if char == '"':
             end = text.find("\n", i)
-            quote = re.compile(r'"(?:[^"\\\n]|\\.)*"').match(text, i)
+            quote = _STRING.match(text, i)
             i = quote.end() if quote else (end if end >= 0 else len(text))
             continue
         if char == "#":
