@@ -327,11 +327,19 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
 
 
 # ---------------------------------------------------------------------- lint
+def _lint_limit(text: str) -> tuple[str, int]:
+    try:
+        return parse_limit(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def cmd_lint(args: argparse.Namespace) -> int:
     """Analyse rules files and print every diagnostic."""
     everything: list[tuple[str, Diagnostic]] = []
+    limits = Limits().replace(**dict(args.limit))
     for path in args.files:
-        _, diagnostics = analyse(path, warnings=not args.no_warnings)
+        _, diagnostics = analyse(path, warnings=not args.no_warnings, limits=limits)
         everything.extend((path, d) for d in diagnostics if d.is_error or not args.no_warnings)
     if args.format == "json":
         objects = []
@@ -526,6 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("files", nargs="+", metavar="FILE")
     lint.add_argument("--format", choices=("full", "concise", "json"), default="full")
     lint.add_argument("--no-warnings", action="store_true", help="show errors only")
+    lint.add_argument("--limit", action="append", default=[], type=_lint_limit, metavar="NAME=VALUE",
+                      help="raise a limit, e.g. `pieces=200000` (docs/language.md, 3.1)")
     lint.set_defaults(handler=cmd_lint)
 
     replay = sub.add_parser("replay", help="replay a game log and check it reproduces")

@@ -184,10 +184,18 @@ def _truthy(value):
 
 
 def _subsets(st, pieces: list) -> list[list[int]]:
-    """Every distinct non-empty group of pieces; dice of one kind showing one face are alike."""
+    """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
+    showing one face, the identical pieces of a `count`) give one group per number of them;
+    pieces that differ (the cards of a `one for each`) give every combination."""
     groups: dict[tuple, list[int]] = {}
+    kinds = st.game.kinds
     for p in pieces:
-        groups.setdefault((st.pieces.kind[p], st.dynamic[0][p]), []).append(p)
+        kind = st.pieces.kind[p]
+        if kinds[kind].is_die:
+            key = (kind, st.dynamic[0][p])
+        else:
+            key = (kind, tuple(column[p] for column in st.pieces.columns))
+        groups.setdefault(key, []).append(p)
     keys = list(groups)
     size = 1
     for k in keys:
@@ -231,6 +239,16 @@ HELPERS = {name: value for name, value in globals().items()
            if name.startswith("_") and callable(value) and not name.startswith("__")}
 
 
+def _children(node: n.Node):
+    """The syntax nodes directly under an expression node."""
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        if isinstance(value, n.Node):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (item for item in value if isinstance(item, n.Node))
+
+
 def a_kind(kind: str) -> str:
     """The type's name in words, for messages."""
     words = {"int": "a number", "bool": "a true/false value", "str": "a string", "label": "a face label",
@@ -264,8 +282,18 @@ class ExpressionCompiler:
         self.prelude: list[str] = []
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
+        self._define_sizes: dict[str, tuple[int, list[int]]] = {}
+        self._suggestions_left = 100
 
     # -- plumbing
+    def suggest(self, name: str, candidates) -> str | None:
+        """The `did you mean` help for the first unknown names of a game only: a file with
+        thousands of typos among thousands of names gets its errors without the quadratic cost."""
+        if self._suggestions_left <= 0:
+            return None
+        self._suggestions_left -= 1
+        return did_you_mean(name, candidates() if callable(candidates) else candidates)
+
     def fresh(self, stem: str) -> str:
         return f"_{stem}{next(self._fresh)}"
 
@@ -454,7 +482,7 @@ class ExpressionCompiler:
             self.error("E101", f"unknown name `{name}`", node,
                        help=f"`{name}` exists only inside a `when move` rule")
             raise CompileError
-        self.error("E101", f"unknown name `{name}`", node, help=did_you_mean(name, self._known_names(scope)))
+        self.error("E101", f"unknown name `{name}`", node, help=self.suggest(name, lambda: self._known_names(scope)))
         raise CompileError
 
     def _is_declared(self, name: str, scope: Scope) -> bool:
@@ -476,6 +504,13 @@ class ExpressionCompiler:
         if decl.name in self._expanding:
             self.error("E303", f"define `{decl.name}` refers to itself", node)
             raise CompileError
+        if not self._expanding:  # the outermost use: measure all it expands to, before expanding
+            if self._call_size(decl, args) > self.limits.expansion:
+                self.error("E605", f"`{decl.name}` expands to more than {self.limits.expansion} syntax nodes here, "
+                           "the limit", node,
+                           help="a define used twice in another is copied twice: compute a part once with `let`, "
+                           "or, if the game really needs it, raise the limit with `--limit expansion=N`")
+                raise CompileError
         # A define sees its parameters and the game's names, not the caller's locals.
         inner = Scope(None, element=None)
         for param, arg in zip(params, args, strict=True):
@@ -487,11 +522,54 @@ class ExpressionCompiler:
         finally:
             self._expanding.pop()
 
+    def _call_size(self, decl: n.DefineDecl, args: tuple) -> int:
+        """The syntax nodes a use of a define becomes once every define in it is expanded, worked
+        out without expanding (each define's size once, as a linear form of its arguments' sizes)."""
+        const, coefficients = self._define_size(decl)
+        total = const
+        for coefficient, arg in zip(coefficients, args, strict=False):
+            total += coefficient * self._size_form(arg, ())[0]
+        return total
+
+    def _define_size(self, decl: n.DefineDecl) -> tuple[int, list[int]]:
+        """(constant, coefficient of each parameter): the expanded size of a define's body."""
+        sizes = self._define_sizes
+        if decl.name not in sizes:
+            sizes[decl.name] = (1, [0] * len(decl.params or ()))  # a define that uses itself: E303 elsewhere
+            sizes[decl.name] = self._size_form(decl.value, tuple(decl.params or ()))
+        return sizes[decl.name]
+
+    def _size_form(self, node: n.Node, params: tuple[str, ...]) -> tuple[int, list[int]]:
+        cap = self.limits.expansion + 1  # sizes saturate just over the limit: they stay small numbers
+        coefficients = [0] * len(params)
+        if isinstance(node, n.Name) and node.id in params:
+            coefficients[params.index(node.id)] = 1  # replaced by the argument
+            return 0, coefficients
+        callee = self.defines.get(node.func if isinstance(node, n.Call) else
+                                  node.id if isinstance(node, n.Name) else None)
+        const = 1
+        if callee is not None:
+            callee_const, callee_coefficients = self._define_size(callee)
+            const += callee_const
+            args = node.args if isinstance(node, n.Call) else ()
+            for coefficient, arg in zip(callee_coefficients, args, strict=False):
+                arg_const, arg_coefficients = self._size_form(arg, params)
+                const += coefficient * arg_const
+                for i, c in enumerate(arg_coefficients):
+                    coefficients[i] = min(cap, coefficients[i] + coefficient * c)
+            return min(cap, const), coefficients
+        for child in _children(node):
+            child_const, child_coefficients = self._size_form(child, params)
+            const += child_const
+            for i, c in enumerate(child_coefficients):
+                coefficients[i] = min(cap, coefficients[i] + c)
+        return min(cap, const), coefficients
+
     def _x_Attribute(self, node, scope, slots):
         obj = self.code(node.obj, scope, slots)
         name = node.name
         if name not in self.attributes:
-            self.error("E101", f"unknown attribute `{name}`", node, help=did_you_mean(name, self.attributes))
+            self.error("E101", f"unknown attribute `{name}`", node, help=self.suggest(name, self.attributes))
             raise CompileError
         if obj.kind in ("piece", "any"):
             if obj.safe:
@@ -509,12 +587,12 @@ class ExpressionCompiler:
         if isinstance(left, n.Name) and left.id not in self.zones and left.id not in self.counters \
                 and not self._is_declared(left.id, scope):
             self.error("E101", f"unknown name `{left.id}`", left,
-                       help=did_you_mean(left.id, [z for z in self.zones if self.zone_defs[z].per_player]
+                       help=self.suggest(left.id, [z for z in self.zones if self.zone_defs[z].per_player]
                                          + [c for c in self.counters if self.counter_defs[c].per_player]))
             raise CompileError
         if not isinstance(left, n.Name) or (left.id not in self.zones and left.id not in self.counters):
             self.error("E201", "`of` follows the name of a per-player zone or counter", node.left,
-                       help=did_you_mean(getattr(left, "id", ""), list(self.zones) + list(self.counters)))
+                       help=self.suggest(getattr(left, "id", ""), list(self.zones) + list(self.counters)))
             raise CompileError
         owner = self.code(node.right, scope, slots)
         name = left.id
@@ -654,7 +732,7 @@ class ExpressionCompiler:
             return self._expand_define(self.defines[name], node.args, node, scope, slots)
         if name not in FUNCTIONS:
             self.error("E103", f"unknown function `{name}`", node,
-                       help=did_you_mean(name, list(FUNCTIONS) + list(self.defines)))
+                       help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
             raise CompileError
         args = node.args
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),

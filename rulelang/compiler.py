@@ -10,7 +10,8 @@ from . import model as m
 from . import nodes as n
 from .checker import walk
 from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
-from .diagnostics import Diagnostic, did_you_mean, register
+from .diagnostics import Diagnostic, register
+from .limits import DEFAULT, Limits
 
 register("E101", "unknown-name", """
 A name that is not declared anywhere: not a zone, component, counter, option, define, local
@@ -58,11 +59,26 @@ maximum, a zone with two visibilities, a die without faces, a recursive define, 
 counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`).
 """)
 
+register("E604", "too-many-declarations", """
+The game has more declarations (components, zones, counters, options, defines, procedures,
+sections, rules at the top level), once its variants are merged, than the `declarations`
+limit (10,000 by default). A real game that needs more raises it with `--limit declarations=N`.
+""")
+register("E605", "define-too-large", """
+A use of a define that would become more syntax nodes, once every define in it is expanded,
+than the `expansion` limit (100,000 by default). A define is copied where it is used, with its
+arguments copied where its parameters stand, so a define that uses another twice doubles it:
+twenty such lines make a million copies. Compute a repeated part once with `let`, or, for a
+real game, raise the limit with `--limit expansion=N`.
+""")
+
+
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
 
-    def __init__(self, tree: n.RulesFile, options: dict[str, Any]):
+    def __init__(self, tree: n.RulesFile, options: dict[str, Any], limits: Limits = DEFAULT):
         self._init_codegen()
+        self.limits = limits
         self.tree = tree
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
@@ -201,7 +217,7 @@ class Compiler(ExpressionCompiler):
         """The help line of an unknown procedure after `do` or `when do` (the words)."""
         if name in ("setup", "round", "turn", "end", "winner"):
             return f"`{name}` is a section, not a procedure; `{words}` names a `procedure NAME:` of the file"
-        return did_you_mean(name, self.procedures)
+        return self.suggest(name, self.procedures)
 
     def player_zone_example(self) -> str:
         """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
@@ -238,11 +254,13 @@ class Compiler(ExpressionCompiler):
         elif min_players > max_players:
             self.error("E303", f"the player range {min_players} to {max_players} is empty", game)
         options = self._compile_options()
+        if not self._pieces_within_limit():
+            return None
         kinds = tuple(self._compile_kind(k) for k in self.kinds.values())
-        zones = self._compile_zones()
-        counters = self._compile_counters()
         self.kind_defs = {k.name: (i, k) for i, k in enumerate(kinds)}
+        zones = self._compile_zones()
         self.zone_defs = {z.name: z for z in zones}
+        counters = self._compile_counters()
         self.counter_defs = {c.name: c for c in counters}
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
@@ -290,7 +308,7 @@ class Compiler(ExpressionCompiler):
             kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria,
             invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
-            once_scopes=tuple(self.once_scopes),
+            once_scopes=tuple(self.once_scopes), run_limits=self.limits,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -300,6 +318,24 @@ class Compiler(ExpressionCompiler):
             value = self.option_values.get(decl.name, decl.default)
             result.append(m.OptionDef(decl.name, decl.default, value, " ".join(decl.doc)))
         return tuple(result)
+
+    def _pieces_within_limit(self) -> bool:
+        """E602 when the kinds together would make more pieces than the limit; worked out from
+        the declarations, before any piece is made."""
+        total = 0
+        for decl in self.kinds.values():
+            if isinstance(decl, n.PieceDecl):
+                made = decl.count if decl.count is not None and not decl.generators else 1
+                for generator in decl.generators:
+                    made *= len(generator.values)
+                total += made
+                if total > self.limits.pieces:
+                    self.error("E602", f"with `{decl.name}`, the components make more than {self.limits.pieces} "
+                               "pieces, the limit", decl,
+                               help="if the game really needs this many, raise the limit with "
+                               f"`--limit pieces={total}`")
+                    return False
+        return True
 
     def _compile_kind(self, decl: n.DieDecl | n.PieceDecl) -> m.KindDef:
         index = {name: i for i, name in enumerate(self.attributes)}
@@ -370,7 +406,7 @@ class Compiler(ExpressionCompiler):
                          if z.per_piece == name or (isinstance(decl, n.PieceDecl) and decl.category == z.per_piece))
         if not carriers:
             self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of component", z,
-                       help=did_you_mean(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
+                       help=self.suggest(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
             return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
         if z.visibility == "owner only":
             self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
@@ -387,30 +423,32 @@ class Compiler(ExpressionCompiler):
         elif z.sort_key is not None:
             if z.sort_key not in self.attributes:
                 self.error("E101", f"zone `{z.name}` is sorted by unknown attribute `{z.sort_key}`", z,
-                           help=did_you_mean(z.sort_key, self.attributes))
+                           help=self.suggest(z.sort_key, self.attributes))
             else:
                 column = self.attributes.index(z.sort_key)
         if z.shows is not None and z.shows not in self.attributes:
             self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
-                       help=did_you_mean(z.shows, self.attributes))
+                       help=self.suggest(z.shows, self.attributes))
         return m.ZoneDef(z.name, z.per_player, z.kind, z.visibility, column, ordinal, z.shows,
                          carried_by=self._carriers(z))
 
     def _compile_counters(self) -> tuple[m.CounterDef, ...]:
         shared = [c for c in self.counters.values() if not c.per_player]
         per_player = [c for c in self.counters.values() if c.per_player]
+        # A start value may name another counter: every counter's place is known first.
+        placed = [(c, ordinal) for group in (shared, per_player) for ordinal, c in enumerate(group)]
+        self.counter_defs = {c.name: m.CounterDef(c.name, c.per_player, None, ordinal) for c, ordinal in placed}
         result = []
-        for group in (shared, per_player):
-            for ordinal, c in enumerate(group):
-                try:
-                    fn, _ = self.expr(c.initial, Scope(), Slots())
-                except CompileError:
-                    fn = self.function("0")
-                if c.visibility == "owner only" and not c.per_player:
-                    self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
-                               help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
-                               "for a value nobody sees")
-                result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span))
+        for c, ordinal in placed:
+            try:
+                fn, _ = self.expr(c.initial, Scope(), Slots())
+            except CompileError:
+                fn = self.function("0")
+            if c.visibility == "owner only" and not c.per_player:
+                self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
+                           help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
+                           "for a value nobody sees")
+            result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span))
         return tuple(result)
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:
@@ -450,7 +488,7 @@ class Compiler(ExpressionCompiler):
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
                 except CompileError:
                     pass
-                except TooDeep:
+                except (TooDeep, RecursionError):
                     self.error("E304", "an expression is nested too deeply to compile", inner,
                                help="split it with `define` or `let`")
         return tuple(checks)
@@ -643,7 +681,7 @@ class _Code:
                 method(stmt, scope)
             except CompileError:
                 pass
-            except TooDeep:
+            except (TooDeep, RecursionError):
                 self.error("E304", "an expression is nested too deeply to compile", stmt,
                            help="split it with `define` or `let`")
 
@@ -714,7 +752,7 @@ class _Code:
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:
             self.error("E101", f"unknown component `{stmt.kind}`", stmt,
-                       help=did_you_mean(stmt.kind, self.compiler.kinds))
+                       help=self.compiler.suggest(stmt.kind, self.compiler.kinds))
             raise CompileError
         kind_index, kind_def = self.compiler.kind_defs[stmt.kind]
         if stmt.count is not None and not kind_def.is_die and len(kind_def.pieces) > 1:
@@ -722,6 +760,12 @@ class _Code:
                        help=f"write `create {stmt.kind} in ...` to make all of them")
             raise CompileError
         count = "None"
+        limit = self.compiler.limits.pieces
+        if isinstance(stmt.count, n.Literal) and isinstance(stmt.count.value, int) and stmt.count.value > limit:
+            self.error("E602", f"`create {stmt.count.value}` makes more pieces than the limit of {limit}", stmt.count,
+                       help=f"if the game really needs this many, raise the limit with "
+                       f"`--limit pieces={stmt.count.value}`")
+            raise CompileError
         if stmt.count is not None:
             counted = self.code_of(stmt.count, scope)
             if counted.kind not in ("int", "any"):
@@ -754,7 +798,7 @@ class _Code:
             return
         if target.name not in self.compiler.counters:
             self.error("E101", f"`{target.name}` is neither a variable nor a counter", target,
-                       help=did_you_mean(target.name, scope.all_names() + list(self.compiler.counters))
+                       help=self.compiler.suggest(target.name, scope.all_names() + list(self.compiler.counters))
                        or "declare variables with `let name = value`")
             raise CompileError
         counter = self.compiler.counter_defs[target.name]
@@ -830,7 +874,7 @@ class _Code:
         end = self.label()
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
-            cond = self.truth(cond_node, scope)
+            cond = self._condition(cond_node, scope)
             next_branch = self.label()
             self.emit(m.OP_JUMP_IF_NOT, cond, next_branch)
             self.block(body, Scope(scope))
@@ -839,6 +883,14 @@ class _Code:
         if stmt.otherwise:
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
+
+    def _condition(self, node, scope):
+        """A condition among others (`elif`, a branch's `if`): one in error is reported and read
+        as false, so that the others and the blocks still compile and their jumps are placed."""
+        try:
+            return self.truth(node, scope)
+        except CompileError:
+            return self.compiler.function("False")
 
     def _loop(self, body, scope, cond=None) -> None:
         top = self.here()
@@ -915,7 +967,7 @@ class _Code:
         branches = []
         index = self.emit(m.OP_BRANCH, None)
         for branch in stmt.branches:
-            cond = self.truth(branch.cond, scope) if branch.cond is not None else None
+            cond = self._condition(branch.cond, scope) if branch.cond is not None else None
             target = self.label()
             once = self.compiler.new_once(branch.once) if branch.once is not None else None
             branches.append((branch.label, cond, target, once))
@@ -955,9 +1007,13 @@ def _describe_stmt(stmt) -> str:
     return {"Extends": "`extends`", "GameDecl": "`game`"}.get(type(stmt).__name__, type(stmt).__name__)
 
 
-def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tuple[m.GameDef | None, list[Diagnostic]]:
+def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None,
+                 limits: Limits = DEFAULT) -> tuple[m.GameDef | None, list[Diagnostic]]:
     """Compile a merged syntax tree; returns the definition (None on errors) and diagnostics."""
-    compiler = Compiler(tree, options or {})
+    too_many = declarations_problem(tree, limits)
+    if too_many is not None:
+        return None, [too_many]
+    compiler = Compiler(tree, options or {}, limits)
     try:
         game = compiler.compile()
     except (TooDeep, RecursionError):
@@ -965,6 +1021,16 @@ def compile_game(tree: n.RulesFile, options: dict[str, Any] | None = None) -> tu
             "E304", "an expression is nested too deeply to compile", tree.span,
             help="split it with `define` or `let`")]
     return game, compiler.diagnostics
+
+
+def declarations_problem(tree: n.RulesFile, limits: Limits = DEFAULT) -> Diagnostic | None:
+    """E604 when a file, variants merged, has more declarations than the limit."""
+    if len(tree.items) <= limits.declarations:
+        return None
+    return Diagnostic("E604", f"the game has {len(tree.items)} declarations, more than the limit of "
+                      f"{limits.declarations}", tree.items[limits.declarations].span,
+                      help="if the game really needs this many, raise the limit with "
+                      f"`--limit declarations={len(tree.items)}`")
 
 
 def _describer(element: str):

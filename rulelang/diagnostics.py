@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from .source import Span, comment_start
+from .source import Span, comment_start, printable
 
 
 class Severity(enum.Enum):
@@ -91,9 +91,18 @@ class RuntimeFault(Exception):
         super().__init__(render_concise(diagnostic))
 
 
+# At most this many names are compared with a misspelt one (those nearest in length), so that a
+# file with thousands of names and thousands of typos is not quadratic.
+MAX_CANDIDATES = 500
+
+
 def similar_names(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     """Names close to a misspelt one, best first."""
-    return difflib.get_close_matches(name, sorted(set(candidates)), n=limit, cutoff=0.6)
+    names = set(candidates)
+    if len(names) > MAX_CANDIDATES:
+        # A close match is of about the same length (a ratio of 0.6 allows no more than this).
+        names = sorted(c for c in names if 2 * abs(len(c) - len(name)) <= len(name) + 1)[:MAX_CANDIDATES]
+    return difflib.get_close_matches(name, sorted(names), n=limit, cutoff=0.6)
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
@@ -105,34 +114,43 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 
 
 def _location(diagnostic: Diagnostic) -> str:
-    return diagnostic.span.where() if diagnostic.span else "<unknown>"
+    return printable(diagnostic.span.where()) if diagnostic.span else "<unknown>"
+
+
+def _shown(text: str) -> str:
+    """Source text as a terminal shows it: control characters escaped, a tab as four spaces."""
+    return printable(text, keep_tabs=True).replace("\t", "    ")
 
 
 def render_concise(diagnostic: Diagnostic) -> str:
-    """``path:line:col: CODE message``, one line."""
-    return f"{_location(diagnostic)}: {diagnostic.code} {diagnostic.message}"
+    """``path:line:col: CODE message``, one line (control characters shown escaped)."""
+    return f"{_location(diagnostic)}: {diagnostic.code} {printable(diagnostic.message)}"
 
 
 def render_full(diagnostic: Diagnostic) -> str:
-    """The rustc-style report: title, place, the source line with a caret under the span, help."""
-    lines = [f"{diagnostic.severity.value}[{diagnostic.code}]: {diagnostic.message}"]
+    """The rustc-style report: title, place, the source line with a caret under the span, help.
+    Text from the file (the line, names and labels in messages) is shown with control characters
+    escaped, the caret kept under the characters it marks."""
+    lines = [f"{diagnostic.severity.value}[{diagnostic.code}]: {printable(diagnostic.message)}"]
     span = diagnostic.span
     if span is not None:
-        lines.append(f"  --> {span.where()}")
+        lines.append(f"  --> {_location(diagnostic)}")
         text = span.source.line_text(span.line)
         gutter = " " * len(str(span.line))
+        start = span.column - 1
         if span.end_line == span.line:
-            width = span.end_column - span.column
+            end = span.end_column - 1
         else:  # a block: the caret runs under the code of its first line, not under a comment
             code = text if comment_start(text) < 0 else text[:comment_start(text)]
-            width = len(code.rstrip()) - span.column + 1
+            end = len(code.rstrip())
         lines.append(f"{gutter} |")
-        lines.append(f"{span.line} | {text}")
-        lines.append(f"{gutter} | {' ' * (span.column - 1)}{'^' * max(1, width)}")
+        lines.append(f"{span.line} | {_shown(text)}")
+        caret = "^" * max(1, len(_shown(text[start:end])))
+        lines.append(f"{gutter} | {' ' * len(_shown(text[:start]))}{caret}")
     for note in diagnostic.notes:
-        lines.append(f"  = note: {note}")
+        lines.append(f"  = note: {printable(note)}")
     if diagnostic.help:
-        lines.append(f"  = help: {diagnostic.help}")
+        lines.append(f"  = help: {printable(diagnostic.help)}")
     return "\n".join(lines)
 
 

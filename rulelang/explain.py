@@ -31,8 +31,37 @@ def list_codes() -> str:
     return "\n".join(f"{code.code}  {code.name}" for code in sorted(CODES.values(), key=lambda c: c.code))
 
 
+# What each limit bounds and the codes that report it (docs/language.md, 3.1).
+LIMITS = {
+    "file_bytes": ("a rules file, and each file it extends, in bytes", "E601"),
+    "pieces": ("pieces made in one game, all kinds together", "E602"),
+    "faces": ("faces of one die", "E603"),
+    "declarations": ("declarations in a file, variants merged", "E604"),
+    "expansion": ("syntax nodes of one use of a define, once expanded", "E605"),
+    "number_digits": ("digits of an integer, written or computed", "E606, R511"),
+    "work": ("units of work (instructions, items filtered) in one step", "R509"),
+    "idle_actions": ("decisions and rolls in a row without a turn ending", "R510"),
+    "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
+    "log_depth": ("nesting of JSON values in a log", "E701"),
+}
+
+
+def explain_limits() -> str:
+    """Every limit with its default, what it bounds and its code: `rulelang explain limits`."""
+    from .limits import DEFAULT, LIMIT_NAMES
+    rows = [(name, f"{getattr(DEFAULT, name):,}", *LIMITS.get(name, ("", ""))) for name in LIMIT_NAMES]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["Limits on hostile input; raise one with `--limit NAME=VALUE`.", ""]
+    lines += [f"{name:<{widths[0]}}  {default:>{widths[1]}}  {what:<{widths[2]}}  {code}".rstrip()
+              for name, default, what, code in rows]
+    return "\n".join(lines)
+
+
 def explain_code(topic: str) -> str:
-    """A diagnostic code's title and explanation, looked up by code (any case) or kebab-case name."""
+    """A diagnostic code's title and explanation, looked up by code (any case) or kebab-case name;
+    `limits` lists the limits."""
+    if topic.lower() == "limits":
+        return explain_limits()
     entry = CODES.get(topic.upper()) or next((c for c in CODES.values() if c.name == topic.lower()), None)
     if entry is None:
         hint = did_you_mean(topic.upper(), CODES) or \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from importlib import resources
 from pathlib import Path
@@ -21,7 +22,8 @@ from lark.lexer import PatternStr
 
 from . import nodes as n
 from .diagnostics import Diagnostic, register
-from .source import Source, Span, comment_start
+from .limits import DEFAULT, Limits
+from .source import Source, Span, comment_start, printable
 
 register("E001", "unexpected-token", """
 A word or symbol stands where the grammar does not allow it. The message lists what could
@@ -44,6 +46,42 @@ be read. Split long expressions with `define` or `let`.
 register("E004", "unexpected-end", """
 The file ends while a block or a bracket is still open.
 """)
+register("E006", "mixed-indentation", """
+A line's indentation mixes tabs and spaces, or is made of tabs where the enclosing block is
+indented with spaces (or the other way round). Editors show a tab as 2, 4 or 8 columns, so such
+a line would land in a block it does not seem to be in. Indent with spaces only, or tabs only.
+""")
+register("E007", "unclosed-bracket", """
+A `(`, `[` or string is opened and never closed. The report points at the opening; a string
+ends on the line where it starts.
+""")
+register("E008", "invalid-escape", """
+A backslash in a string starts an escape that the language does not know. The escapes are
+`\\"` (a quote), `\\\\` (a backslash), `\\n` (a new line) and `\\t` (a tab).
+""")
+register("E009", "control-character", """
+A control character (an escape sequence, a carriage return, a bell, a bidirectional override)
+written raw in the file, even in a string or a comment. A terminal would act on it when the
+file's text is shown, and a reader cannot see it. In a string, write `\\n` for a new line and
+`\\t` for a tab.
+""")
+register("E602", "too-many-pieces", """
+A component declaration would make more pieces than the `pieces` limit (100,000 by default):
+`one for each` over long ranges, or a large `count`. The size is worked out before anything
+is made. A real game that needs more raises the limit with `--limit pieces=N`.
+""")
+register("E603", "too-many-faces", """
+A die has more faces than the `faces` limit (1,000 by default). A real game that needs more
+raises the limit with `--limit faces=N`.
+""")
+register("E606", "number-too-large", """
+An integer written in the file has more digits than the `number_digits` limit (1,000 by
+default). A real game that needs more raises the limit with `--limit number_digits=N`.
+""")
+
+# Deeper nesting than this (blocks, brackets and operators together, as levels of the syntax
+# tree) is refused by the parser, so that every phase after it may recurse over the tree.
+MAX_DEPTH = 100
 
 
 def _grammar_text() -> str:
@@ -67,23 +105,72 @@ class RulesIndenter(Indenter):
     CLOSE_PAREN_types = ["RPAR", "RSQB"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
-    tab_len = 8
+    tab_len = 8  # required by Lark's Indenter; unused, as indentation is compared as text
+
+    def process(self, stream):
+        self.indents = [""]
+        self.open: list[Token] = []  # the brackets open where the parser is, innermost last
+        return self._process(stream)
+
+    def _process(self, stream):
+        token = None
+        for token in stream:
+            if token.type == self.NL_type:
+                yield from self.handle_NL(token)
+            else:
+                yield token
+            if token.type in self.OPEN_PAREN_types:
+                self.open.append(token)
+            elif token.type in self.CLOSE_PAREN_types and self.open:
+                self.open.pop()
+        while len(self.indents) > 1:
+            self.indents.pop()
+            yield Token.new_borrow_pos(self.DEDENT_type, "", token) if token else Token(self.DEDENT_type, "")
 
     def handle_NL(self, token: Token):
-        if self.paren_level > 0:
+        """Indentation is compared as text, never as a number of columns: a line is indented with
+        spaces or with tabs, and a deeper block starts with the indentation of the block around it."""
+        if self.open:
             return
         yield token
-        indent_str = token.rsplit("\n", 1)[1]
-        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
-        if indent > self.indent_level[-1]:
-            self.indent_level.append(indent)
-            yield Token.new_borrow_pos(self.INDENT_type, indent_str, token)
-        else:
-            while indent < self.indent_level[-1]:
-                self.indent_level.pop()
-                yield Token.new_borrow_pos(self.DEDENT_type, indent_str, token)
-            if indent != self.indent_level[-1]:
-                raise _BadIndent(token.end_pos)
+        indent = token.rsplit("\n", 1)[1]
+        line_start = token.end_pos - len(indent)
+        for i, char in enumerate(indent):
+            if char != indent[0]:
+                raise _MixedIndent(line_start + i, "this line's indentation mixes tabs and spaces")
+        current = self.indents[-1]
+        if indent == current:
+            return
+        if indent.startswith(current):
+            self.indents.append(indent)
+            yield Token.new_borrow_pos(self.INDENT_type, indent, token)
+            return
+        if not current.startswith(indent) and indent and current:
+            # Neither is the start of the other: one is tabs, the other spaces.
+            raise _MixedIndent(line_start, f"this line is indented with {_whitespace(indent)} where its block is "
+                               f"indented with {_whitespace(current)}")
+        while len(indent) < len(self.indents[-1]):
+            self.indents.pop()
+            yield Token.new_borrow_pos(self.DEDENT_type, indent, token)
+        if indent != self.indents[-1]:
+            raise _BadIndent(token.end_pos)
+
+
+def _whitespace(indent: str) -> str:
+    return "tabs" if indent.startswith("\t") else "spaces"
+
+
+class _MixedIndent(Exception):
+    def __init__(self, offset: int, message: str):
+        self.offset = offset
+        self.message = message
+
+
+class _Problem(Exception):
+    """A syntax problem found while building the tree (a bad escape, a number too large)."""
+
+    def __init__(self, code: str, message: str, start: int, end: int, help: str | None = None):
+        self.diagnostic = (code, message, start, end, help)
 
 
 @functools.cache
@@ -236,7 +323,7 @@ def _mistake_table() -> dict[tuple[int, str], list[str]]:
                 labels = table.setdefault((error.state.position, error.token.type), [])
                 if label not in labels:
                     labels.append(label)
-            except (UnexpectedInput, _BadIndent):
+            except (UnexpectedInput, _BadIndent, _MixedIndent):
                 pass
     return table
 
@@ -274,6 +361,14 @@ def _acceptable(error: UnexpectedInput) -> set[str]:
 
 
 def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnostic:
+    if isinstance(error, _MixedIndent):
+        return Diagnostic("E006", error.message, source.span(error.offset, error.offset + 1),
+                          help="indent with spaces only, or with tabs only, in the whole file")
+    unclosed = _unclosed_bracket(error, text)
+    if unclosed is not None:
+        return Diagnostic("E007", f"this `{unclosed.value}` is never closed",
+                          source.span(unclosed.start_pos, unclosed.end_pos),
+                          help=f"close it with `{_CLOSING[unclosed.value]}`")
     if isinstance(error, _BadIndent):
         end = source.text.find("\n", error.offset)
         return Diagnostic(
@@ -284,9 +379,13 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
         )
     if isinstance(error, UnexpectedCharacters):
         offset = error.pos_in_stream
+        if text[offset] == '"':
+            return Diagnostic("E007", "this string is never closed", source.span(offset, offset + 1),
+                              help='a string ends with `"` on the line where it starts; write `\\"` for a quote '
+                              "inside it")
         return Diagnostic(
             "E002",
-            f"unexpected character `{text[offset]}`",
+            f"unexpected character `{printable(text[offset])}`",
             source.span(offset, offset + 1),
             help="names use letters, digits and `_`; strings use double quotes" if text[offset] != "'" else
             "strings use double quotes",
@@ -308,9 +407,13 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
         # comment or at the next line.
         start = _end_of_code(text, text.rfind("\n", 0, start) + 1, start)
         end = start + 1
-        if token.type == "_INDENT":
-            line_start = text.find("\n", start) + 1
-            start, end = line_start, line_start + max(1, len(token.value))
+        if token.type == "_INDENT":  # the over-indented line itself, past blank and comment lines
+            start, end = token.end_pos - len(token.value), token.end_pos
+            if not label:
+                return Diagnostic("E001", "unexpected indentation: no block opens on the line above",
+                                  source.span(start, end),
+                                  help="indent this line as deep as the one above it, or end the line above "
+                                  "with `:` to open a block")
     shown = _describe_token(token)
     word_start = start
     while _is_word_char(text, word_start - 1):
@@ -324,6 +427,55 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
     if label:
         return Diagnostic("E001", f"unexpected {shown}", source.span(start, end), help=label)
     return Diagnostic("E001", f"unexpected {shown}; expected {_expected_words(expected)}", source.span(start, end))
+
+
+_CLOSING = {"(": ")", "[": "]"}
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _unclosed_bracket(error: Exception, text: str) -> Token | None:
+    """The innermost bracket open where the parser stopped that the rest of the file never
+    closes, when the error is past its line: the real mistake, reported at its opening rather
+    than at the declaration where the parser gave up."""
+    brackets = getattr(_lark().options.postlex, "open", None)
+    if not brackets or not isinstance(error, UnexpectedInput):
+        return None
+    token = getattr(error, "token", None)
+    if isinstance(error, UnexpectedCharacters):
+        offset = error.pos_in_stream
+    elif isinstance(error, UnexpectedEOF) or token is None or token.type == "$END" or token.start_pos is None:
+        offset = len(text)
+    else:
+        offset = token.start_pos
+    for bracket in reversed(brackets):
+        if "\n" in text[bracket.start_pos:offset] and not _closes(text, bracket.start_pos):
+            return bracket
+    return None
+
+
+def _closes(text: str, start: int) -> bool:
+    """Whether the bracket at ``start`` is closed later in the text (strings and comments skipped)."""
+    depth = 0
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            end = text.find("\n", i)
+            quote = _STRING.match(text, i)
+            i = quote.end() if quote else (end if end >= 0 else len(text))
+            continue
+        if char == "#":
+            end = text.find("\n", i)
+            i = end if end >= 0 else len(text)
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+            if depth == 0:
+                return True
+        i += 1
+    return False
 
 
 def _is_word_char(text: str, offset: int) -> bool:
@@ -343,18 +495,69 @@ def _end_of_code(text: str, start: int, end: int) -> int:
         end = line_start + cut
 
 
-def _unquote(token: str) -> str:
-    body = token[1:-1]
-    return body.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _unquote(token: Token) -> str:
+    """A string token's text: the escapes `\\"`, `\\\\`, `\\n` and `\\t` decoded, in one pass."""
+
+    def escape(match: re.Match) -> str:
+        char = match.group(1)
+        if char not in _ESCAPES:
+            start = (token.start_pos or 0) + 1 + match.start()
+            raise _Problem("E008", f"unknown escape `\\{printable(char)}` in a string", start, start + 2,
+                           help='the escapes are `\\"`, `\\\\`, `\\n` and `\\t`; write `\\\\` for a backslash')
+        return _ESCAPES[char]
+
+    return re.sub(r"\\(.)", escape, token[1:-1])
+
+
+def _raise_help(limit: str, needed: int) -> str:
+    return f"if the game really needs this many, raise the limit with `--limit {limit}={needed}`"
+
+
+def _product(sizes) -> int:
+    made = 1
+    for values in sizes:
+        made *= len(values)
+    return made
 
 
 @v_args(meta=True)
 class AstBuilder(Transformer):
     """Turns Lark's parse tree into rulelang.nodes; one method per grammar rule."""
 
-    def __init__(self, source: Source):
+    def __init__(self, source: Source, limits: Limits = DEFAULT):
         super().__init__()
         self.source = source
+        self.limits = limits
+        self.made = 0  # values made by every range of the file together
+
+    def _int(self, token: Token) -> int:
+        digits = len(token.lstrip("-"))
+        if digits > self.limits.number_digits:
+            raise _Problem("E606", f"a number of {digits} digits, more than the limit of "
+                           f"{self.limits.number_digits}", token.start_pos, token.end_pos,
+                           help=_raise_help("number_digits", digits))
+        try:
+            return int(token)
+        except ValueError:  # over Python's own bound on converting digits
+            raise _Problem("E606", f"a number of {digits} digits is too large to read", token.start_pos,
+                           token.end_pos) from None
+
+    def _range(self, meta, low: Token, high: Token, limit: str) -> range:
+        values = range(self._int(low), self._int(high) + 1)
+        allowed = getattr(self.limits, limit)
+        if len(values) > allowed:
+            code, what = ("E603", "faces") if limit == "faces" else ("E602", "values")
+            raise _Problem(code, f"`{low} to {high}` makes {len(values)} {what}, more than the limit of {allowed}",
+                           meta.start_pos, meta.end_pos, help=_raise_help(limit, len(values)))
+        self.made += len(values)
+        if self.made > self.limits.pieces:
+            raise _Problem("E602", f"the ranges of this file make more than {self.limits.pieces} values in all, "
+                           "the limit of pieces", meta.start_pos, meta.end_pos,
+                           help=_raise_help("pieces", self.made))
+        return values
 
     def _span(self, meta) -> Span | None:
         if getattr(meta, "empty", True):
@@ -384,10 +587,10 @@ class AstBuilder(Transformer):
         return n.GameDecl(_unquote(children[0]), span=self._span(meta), **fields)
 
     def players_item(self, meta, children):
-        return ("players", int(children[0]), int(children[1]))
+        return ("players", self._int(children[0]), self._int(children[1]))
 
     def turn_limit_item(self, meta, children):
-        return ("limit", int(children[0]), self._span(meta))
+        return ("limit", self._int(children[0]), self._span(meta))
 
     def doc_item(self, meta, children):
         return ("doc", _unquote(children[0]))
@@ -416,6 +619,10 @@ class AstBuilder(Transformer):
                 attrs_.append(item)
             else:
                 faces.extend(item)
+        if len(faces) > self.limits.faces:
+            raise _Problem("E603", f"die `{name}` has {len(faces)} faces, more than the limit of {self.limits.faces}",
+                           meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                           help=_raise_help("faces", len(faces)))
         return n.DieDecl(str(name), tuple(faces), tuple(attrs_), span=self._span(meta))
 
     def faces_item(self, meta, children):
@@ -426,12 +633,12 @@ class AstBuilder(Transformer):
 
     def face(self, meta, children):
         label, value = children
-        label_value = int(label) if label.type == "INT" else str(label)
+        label_value = self._int(label) if label.type == "INT" else str(label)
         return n.Face(label_value, value, span=self._span(meta))
 
     def face_range(self, meta, children):
-        low, high = int(children[0]), int(children[1])
-        return [n.Face(v, None, span=self._span(meta)) for v in range(low, high + 1)]
+        span = self._span(meta)
+        return [n.Face(v, None, span=span) for v in self._range(meta, children[0], children[1], "faces")]
 
     def piece_decl(self, meta, children):
         category, name, *items = children
@@ -447,6 +654,13 @@ class AstBuilder(Transformer):
                 limit, limit_span = item[1], item[2]
             else:
                 generators.extend(item)
+        made = 1
+        for generator in generators:
+            made *= len(generator.values)
+            if made > self.limits.pieces:  # worked out before any piece is made
+                raise _Problem("E602", f"`{name}` makes more than {self.limits.pieces} pieces, the limit",
+                               meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                               help=_raise_help("pieces", _product(g.values for g in generators)))
         return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_), limit,
                            span=self._span(meta), limit_span=limit_span)
 
@@ -460,10 +674,15 @@ class AstBuilder(Transformer):
         return n.Generator(str(children[0]), children[1], span=self._span(meta))
 
     def count_item(self, meta, children):
-        return int(children[0])
+        count = self._int(children[0])
+        if count > self.limits.pieces:
+            raise _Problem("E602", f"`count {count}` makes more pieces than the limit of {self.limits.pieces}",
+                           meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                           help=_raise_help("pieces", count))
+        return count
 
     def limit_item(self, meta, children):
-        return ("limit", int(children[0]), self._span(meta))
+        return ("limit", self._int(children[0]), self._span(meta))
 
     def value_list(self, meta, children):
         values: list = []
@@ -477,10 +696,10 @@ class AstBuilder(Transformer):
         return tuple(values)
 
     def value_range(self, meta, children):
-        return list(range(int(children[0]), int(children[1]) + 1))
+        return list(self._range(meta, children[0], children[1], "pieces"))
 
     def signed_int(self, meta, children):
-        return int("".join(str(c) for c in children))
+        return -self._int(children[-1]) if len(children) == 2 else self._int(children[0])
 
     def attr_item(self, meta, children):
         return n.AttrDecl(str(children[0]), children[1], span=self._span(meta))
@@ -573,7 +792,7 @@ class AstBuilder(Transformer):
     def draw_stmt(self, meta, children):
         count, source, to = children
         if isinstance(count, Token):
-            count = n.Literal(int(count), span=self._tok_span(count))
+            count = n.Literal(self._int(count), span=self._tok_span(count))
         return n.Draw(count, source, to, span=self._span(meta))
 
     def move_stmt(self, meta, children):
@@ -586,7 +805,7 @@ class AstBuilder(Transformer):
     def create_stmt(self, meta, children):
         count, kind, into = children
         if isinstance(count, Token):
-            count = n.Literal(int(count), span=self._tok_span(count))
+            count = n.Literal(self._int(count), span=self._tok_span(count))
         return n.Create(count, str(kind), into, span=self._span(meta))
 
     def let_stmt(self, meta, children):
@@ -770,7 +989,7 @@ class AstBuilder(Transformer):
         return n.ListExpr(tuple(c for c in children if c is not None), span=self._span(meta))
 
     def int_literal(self, meta, children):
-        return n.Literal(int(children[0]), span=self._span(meta))
+        return n.Literal(self._int(children[0]), span=self._span(meta))
 
     def string_literal(self, meta, children):
         return n.Literal(_unquote(children[0]), span=self._span(meta))
@@ -793,20 +1012,72 @@ def parse_tree(text: str) -> Tree:
     return _lark().parse(text if text.endswith("\n") else text + "\n")
 
 
-def parse(source: Source) -> tuple[n.RulesFile | None, list[Diagnostic]]:
+# Control characters other than tab and line ends, and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
+_DECLARATION = re.compile(r"^[A-Za-z_]", re.MULTILINE)
+
+
+def _too_many_declarations(source: Source, limits: Limits) -> Diagnostic | None:
+    """E604 before parsing, from the lines that start a declaration (no indentation): a file of
+    a million declarations is refused without the time to parse it."""
+    starts = _DECLARATION.finditer(source.text)
+    first_over = next(itertools.islice(starts, limits.declarations, None), None)
+    if first_over is None:
+        return None
+    total = limits.declarations + 1 + sum(1 for _ in starts)
+    end = source.text.find("\n", first_over.start())
+    return Diagnostic("E604", f"the file has {total} declarations, more than the limit of {limits.declarations}",
+                      source.span(first_over.start(), end if end >= 0 else len(source.text)),
+                      help=f"if the game really needs this many, raise the limit with `--limit declarations={total}`")
+
+
+def _too_deep(tree: Tree, source: Source) -> Diagnostic | None:
+    """E005 at the first place the tree nests deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            meta = node.meta
+            start = 0 if getattr(meta, "empty", True) else meta.start_pos
+            while start < len(source.text) - 1 and source.text[start] in " \t\r\n":
+                start += 1  # a block starts at the end of the line before it
+            end = source.text.find("\n", start)
+            return Diagnostic("E005", f"the file nests more than {MAX_DEPTH} levels deep here", source.span(
+                start, max(start + 1, end if end >= 0 else len(source.text))),
+                help="split deep expressions with `define` or `let`, and deep blocks with `procedure`")
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return None
+
+
+def parse(source: Source, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None, list[Diagnostic]]:
     """Parse one source into a RulesFile, or return the syntax diagnostic that stopped it."""
     text = source.text if source.text.endswith("\n") else source.text + "\n"
+    control = _CONTROL.search(source.text)
+    if control is not None:
+        return None, [Diagnostic("E009", f"a control character `{printable(control.group())}` in the file",
+                                 source.span(control.start(), control.end()),
+                                 help="remove it; in a string, write `\\n` for a new line and `\\t` for a tab")]
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]
+    too_many = _too_many_declarations(source, limits)
+    if too_many is not None:
+        return None, [too_many]  # a byte order mark: read as a space, so that offsets stay true
     try:
         tree = _lark().parse(text)
-    except (UnexpectedInput, _BadIndent) as error:
+    except (UnexpectedInput, _BadIndent, _MixedIndent) as error:
         return None, [_syntax_diagnostic(error, source, text)]
+    deep = _too_deep(tree, source)
+    if deep is not None:
+        return None, [deep]
     try:
-        return AstBuilder(source).transform(tree), []
-    except RecursionError:
-        return None, [Diagnostic("E005", "the file nests too deeply to read", source.span(0, 0),
-                                 help="split long expressions with `define` or `let`")]
-    except VisitError as error:  # a transformer bug must still surface as a diagnostic
-        if isinstance(error.orig_exc, RecursionError):
-            return None, [Diagnostic("E005", "the file nests too deeply to read", source.span(0, 0),
-                                     help="split long expressions with `define` or `let`")]
+        return AstBuilder(source, limits).transform(tree), []
+    except VisitError as error:
+        if isinstance(error.orig_exc, _Problem):
+            code, message, start, end, help = error.orig_exc.diagnostic
+            end_of_line = source.text.find("\n", start)
+            if end_of_line >= 0:
+                end = min(end, end_of_line)
+            return None, [Diagnostic(code, message, source.span(start, end), help=help)]
         raise error.orig_exc from error

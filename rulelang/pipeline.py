@@ -9,7 +9,7 @@ import attrs
 
 from . import nodes as n
 from .checker import lint
-from .compiler import compile_game
+from .compiler import compile_game, declarations_problem
 from .diagnostics import Diagnostic, RulesError, register
 from .files import FileRefused, read_text
 from .limits import DEFAULT, Limits
@@ -40,7 +40,7 @@ def parse_file(path: str, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None,
     source, diagnostics = read_source(path, limits)
     if source is None:
         return None, diagnostics
-    return parse(source)
+    return parse(source, limits)
 
 
 def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = True,
@@ -52,13 +52,15 @@ def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = T
         return None, diagnostics
     merged, more = resolve(tree, lambda base: parse_file(base, limits), root=root)
     diagnostics += more
+    too_many = declarations_problem(merged, limits) if merged is not None else None
+    diagnostics += [too_many] if too_many else []  # before lint, which would read every one
     if merged is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
     if warnings:
         diagnostics += lint(merged)
     option_values, option_problems = coerce_options(merged, options or {})
     diagnostics += option_problems
-    game, compile_diagnostics = compile_game(merged, option_values)
+    game, compile_diagnostics = compile_game(merged, option_values, limits)
     diagnostics += compile_diagnostics
     if any(d.is_error for d in diagnostics):
         return None, diagnostics

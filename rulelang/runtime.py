@@ -237,6 +237,7 @@ class State:
         shared = [c for c in self.game.counters if not c.per_player]
         per_player = [c for c in self.game.counters if c.per_player]
         values: list = []
+        self.counters = values  # filled as it goes: a start value may read an earlier counter
         for c in shared + [c for c in per_player for _ in range(self.n)]:
             try:
                 values.append(self._checked_number(c.initial(self, []), "the number"))
@@ -244,7 +245,6 @@ class State:
                 raise RuntimeFault(Diagnostic(
                     _code_of(error), f"the start value of counter `{c.name}` cannot be worked out: "
                     f"{describe_error(error)}", c.span)) from None
-        self.counters = values
 
     def _checked_number(self, value: Any, what: str) -> Any:
         if value.__class__ is int and not -self.big_number < value < self.big_number:

@@ -32,12 +32,11 @@ MARK = re.compile(r"#\s*(error|warning):\s*([A-Z]\d{3}(?:\s*,\s*[A-Z]\d{3})*)")
 
 # Cases that fail because of a known core bug (reported in /tmp/core-bugs/tests.md).
 KNOWN_BUGS = {
-    "syntax_too_deep.rules": "bug 7: E005 points at line 1, not at the deep expression",
     # Reported in /tmp/core-bugs/diagnostics.md.
 }
 KNOWN_RENDERING_BUGS: dict[str, str] = {}
 # Codes that no rules file can produce, each tested by hand below.
-NOT_FROM_FILES = {"E107", "E108", "E601", "E701", "E702", "E703"}  # E6xx, E7xx: test_hostile_runtime.py
+NOT_FROM_FILES = {"E107", "E108", "E601", "E604", "E701", "E702", "E703"}  # tests/test_hostile_front.py, test_hostile_runtime.py
 
 
 def _with_bugs(paths: list[Path], bugs: dict[str, str]) -> list:
