@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import rulelang
 from rulelang import cli, gamelog, load
 from rulelang.files import FileRefused, confine, read_text
 from rulelang.limits import Limits
@@ -35,8 +36,7 @@ FAULTS = [
     ("invariant_div0.rules", ["--check"], "R503", "invariant `sane` cannot be worked out: division by zero"),
     ("hyp_invariant_index_typeerror.rules", ["--check"], "R503", "invariant `inv` cannot be worked out"),
     ("memoryerror_empty_message.rules", [], "R512", "limit of 100000 pieces"),
-    ("dos_create.rules", [], "R512", "(in rule `s`, "),
-    ("bigint_runtime.rules", [], "R511", "more than 1000 digits, the limit (in rule `r`"),
+    ("dynamic_create.rules", [], "R512", "(in rule `s`, "),
     ("dos_squaring.rules", [], "R511", "(in rule `r`"),
     ("dos_nested_filter.rules", [], "R509", "more work in one step than the limit of 1000000"),
     ("mc_bot_list_criterion.rules", [], "R503", "the winner rule `w` ranks players by a list, not a number"),
@@ -137,12 +137,14 @@ def test_simulate_stops_after_max_faults(capsys):
     assert "3 of 3 games faulted" in out and "stopped after 3 faulted games, most of those played" in out
 
 
-def test_escapes_in_names_are_shown_escaped(tmp_path, capsys):
-    _, out, _ = main(capsys, "simulate", HOSTILE / "ansi_escape.rules", "--games", "2")
-    assert "\x1b" not in out and "\\e]0;PWNED" in out
-    _, out, _ = main(capsys, "run", HOSTILE / "ansi_escape.rules", "--seats", "random,random",
-                     "--fast", "--log", tmp_path / "g.jsonl")
-    assert "\\e[2J" in out.splitlines()[0]
+def test_escapes_in_names_are_shown_escaped():
+    """A file with control characters is E009; a name that holds one all the same (made by a
+    tool, or a piece renamed) reaches the trace escaped."""
+    state = rulelang.load(ROOT / "games" / "pickomino.rules").new_initial_state(2)
+    state.pieces.names[0] = "domino\x1b]0;PWNED\x07"
+    state.events.append((-1, "move", ([0], [0], 0, None)))
+    line = state.event_lines(len(state.events) - 1)[0]
+    assert "\x1b" not in line and "\\e]0;PWNED" in line
 
 
 # ---------------------------------------------------------------------- reading files
