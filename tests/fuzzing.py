@@ -595,7 +595,7 @@ def run_isolated(function, *args, memory: int = MEMORY_BYTES, timeout: float = 9
             if left <= 0 or not select.select([pipe], [], [], left)[0]:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return {"signature": f"hang in {PHASE[0]} (killed after {timeout:.0f} s)", "traceback": ""}
+                return {"signature": "hang (killed)", "traceback": f"no answer in {timeout:.0f} s"}
             chunk = os.read(pipe.fileno(), 1 << 16)
             if not chunk:
                 break
