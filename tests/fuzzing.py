@@ -517,6 +517,7 @@ def play(game, seed: int = 0, games: int = PLAY_GAMES, steps: int = PLAY_STEPS) 
         agents = [RandomAgent(rng.randrange(2 ** 32)) for _ in range(players)]
         try:
             state = game.new_initial_state(players)
+            state.check_invariants()
             for _ in range(steps):
                 if state.is_terminal():
                     state.returns()

@@ -54,6 +54,8 @@ KNOWN_OPEN = {
     "dos_squaring.rules",
     "elif_unknown_function.rules",
     "elif_unknown_name.rules",
+    "fuzz_owner_of_number.rules",
+    "fuzz_subsets_of_string.rules",
     "hyp_invariant_index_typeerror.rules",
     "mc_bot_list_criterion.rules",
 }
@@ -67,6 +69,8 @@ KNOWN_OPEN_CLASSES = {
     "AttributeError at rulelang/codegen.py:_x_Name",          # counter_mentions_*
     "TypeError at rulelang/codegen.py:_at",                   # hyp_invariant_index_typeerror
     "TypeError at rulelang/agents.py:evaluate",               # mc_bot_list_criterion
+    "TypeError at rulelang/codegen.py:_owner",                # fuzz_owner_of_number
+    "TypeError at rulelang/codegen.py:_subsets",              # fuzz_subsets_of_string
     "memory in analyse",                                      # dos_count, dos_one_for_each...
     "hang in analyse",                                        # dos_define_expansion, dos_faces_range
     "hang in play",                                           # dos_nested_filter, dos_squaring
