@@ -281,7 +281,7 @@ def replace_expression(lines, r, games):
     sites = expression_sites(lines)
     if sites:
         i, start, end, parenthesised = r.choice(sites)
-        new = expression(r, names_of("\n".join(lines)))
+        new = expression(r, names_of("\n".join(lines)), depth=r.integers(0, 3))
         lines[i] = lines[i][:start] + (f"({new})" if parenthesised else new) + lines[i][end:]
 
 
@@ -290,7 +290,7 @@ def insert_expression(lines, r, games):
     define, an invariant, an end condition, a winner criterion, a condition, a create count, a
     choose, a let."""
     names = names_of("\n".join(lines))
-    e = expression(r, names)
+    e = expression(r, names, depth=r.integers(0, 3))
     kind = r.integers(0, 9)
     top_level = {0: f"counter fuzz_counter: {r.choice(['shared', 'per player'])} = {e}",
                  1: f"define fuzz_define = {e}",

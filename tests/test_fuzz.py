@@ -54,6 +54,8 @@ KNOWN_OPEN = {
     "dos_squaring.rules",
     "elif_unknown_function.rules",
     "elif_unknown_name.rules",
+    "fuzz_counter_start_unknown_of.rules",
+    "fuzz_counter_start_zone_of.rules",
     "fuzz_owner_of_number.rules",
     "fuzz_subsets_of_string.rules",
     "hyp_invariant_index_typeerror.rules",
@@ -67,6 +69,8 @@ KNOWN_OPEN_CLASSES = {
     "TypeError at rulelang/compiler.py:final",                # elif_unknown_*
     "ZeroDivisionError at rulelang/runtime.py:<listcomp>",    # counter_div0
     "AttributeError at rulelang/codegen.py:_x_Name",          # counter_mentions_*
+    "AttributeError at rulelang/codegen.py:_x_Of",            # fuzz_counter_start_zone_of
+    "AttributeError at rulelang/codegen.py:<listcomp>",       # fuzz_counter_start_unknown_of
     "TypeError at rulelang/codegen.py:_at",                   # hyp_invariant_index_typeerror
     "TypeError at rulelang/agents.py:evaluate",               # mc_bot_list_criterion
     "TypeError at rulelang/codegen.py:_owner",                # fuzz_owner_of_number
