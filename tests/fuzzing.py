@@ -206,6 +206,8 @@ POSITIONS = [re.compile(p) for p in [
     r"\bfor each \w+ in (?P<e>.+?):",
     r"\bdraw (?:\d+ |\(.+\) )?from (?P<e>.+?) to ",
     r"\b(?:choose|may)\b.*?\bby (?P<e>[^:]+?)(?= as |:|" + _END + ")",
+    r"\bwhere (?P<e>[^():,]+?)(?=\s*\)|\s+(?:to|by|as)\b|:?" + _END + ")",
+    r"^\s+(?!let |rule )\w+ = (?P<e>.+?)" + _END,
 ]]
 
 
@@ -287,11 +289,11 @@ def replace_expression(lines, r, games):
 
 def insert_expression(lines, r, games):
     """A new declaration or statement holding a generated expression: a counter's start value, a
-    define, an invariant, an end condition, a winner criterion, a condition, a create count, a
-    choose, a let."""
+    define, an invariant, an end condition, a winner criterion, a condition (if, elif, while, a
+    branch of a choose), a create count, a choose, a let."""
     names = names_of("\n".join(lines))
     e = expression(r, names, depth=r.integers(0, 3))
-    kind = r.integers(0, 9)
+    kind = r.integers(0, 11)
     top_level = {0: f"counter fuzz_counter: {r.choice(['shared', 'per player'])} = {e}",
                  1: f"define fuzz_define = {e}",
                  2: f"invariant fuzz_invariant: {e}"}
@@ -316,7 +318,9 @@ def insert_expression(lines, r, games):
     pad = indent_of(lines[i])
     new = {5: [f"if {e}:", "    pass"], 6: [f"create ({e}) {r.choice(names.names)} in {r.choice(names.names)}"],
            7: [f"choose fuzz_choice from {e}", "move fuzz_choice to " + r.choice(names.names)],
-           8: [f"let fuzz_let = {e}"], 9: [f"while {e}:", "    break"]}[kind]
+           8: [f"let fuzz_let = {e}"], 9: [f"while {e}:", "    break"],
+           10: ["choose:", f'    "fuzz one" if {e}: pass', '    "fuzz two": pass'],
+           11: ["if false:", "    pass", f"elif {e}:", "    pass", "else:", "    pass"]}[kind]
     lines[i:i] = [pad + line for line in new]
 
 
