@@ -528,6 +528,8 @@ def play(game, seed: int = 0, games: int = PLAY_GAMES, steps: int = PLAY_STEPS) 
                     state.scores()
                     break
                 mover = state.current_player()
+                assert mover == CHANCE or (isinstance(mover, int) and 0 <= mover < players), \
+                    f"current_player() is not a seat\n{mover!r}, with {players} players"
                 if mover == CHANCE:
                     action = state.sample_chance(rng)
                 else:

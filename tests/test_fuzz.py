@@ -55,6 +55,8 @@ KNOWN_OPEN = {
     "elif_unknown_function.rules",
     "elif_unknown_name.rules",
     "fuzz_choose_from_reassigned_string.rules",
+    "fuzz_chooser_none.rules",
+    "fuzz_chooser_out_of_range.rules",
     "fuzz_counter_start_unknown_of.rules",
     "fuzz_counter_start_zone_of.rules",
     "fuzz_owner_of_number.rules",
@@ -77,6 +79,8 @@ KNOWN_OPEN_CLASSES = {
     "TypeError at rulelang/codegen.py:_owner",                # fuzz_owner_of_number
     "TypeError at rulelang/codegen.py:_subsets",              # fuzz_subsets_of_string
     "TypeError at rulelang/runtime.py:describe_piece",        # fuzz_choose_from_reassigned_string
+    "IndexError at rulelang/runtime.py:describe_piece",       # the same with a list of numbers
+    "AssertionError in the harness: current_player() is not a seat",  # fuzz_chooser_*
     "memory in analyse",                                      # dos_count, dos_one_for_each...
     "hang in analyse",                                        # dos_define_expansion, dos_faces_range
     "hang in play",                                           # dos_nested_filter, dos_squaring
