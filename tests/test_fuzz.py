@@ -62,6 +62,7 @@ KNOWN_OPEN = {
     "fuzz_owner_of_number.rules",
     "fuzz_subsets_of_string.rules",
     "hyp_invariant_index_typeerror.rules",
+    "invariant_div0.rules",
     "mc_bot_list_criterion.rules",
 }
 # The same crashes as the random tests see them (fuzzing.signature): an example that hits one is
