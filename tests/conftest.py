@@ -2,7 +2,9 @@
 
 ``dev`` (the default) explores more examples; ``ci`` (loaded when the environment variable
 ``CI`` is set, as CI does) runs fewer, reproducible examples so the whole suite fits in a few
-minutes on two cores. Choose one by hand with ``HYPOTHESIS_PROFILE=dev|ci``.
+minutes on two cores. Choose one by hand with ``HYPOTHESIS_PROFILE=dev|ci``. The fuzz tests
+(test_fuzz.py) run a multiple of the profile's examples: a few hundred in all under ``ci``;
+``RULELANG_FUZZ_SCALE=10`` runs ten times as many.
 """
 
 from __future__ import annotations
