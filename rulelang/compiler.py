@@ -781,6 +781,8 @@ class _Code:
     def _s_Let(self, stmt, scope):
         value = self.code_of(stmt.value, scope)
         local = scope.names.get(stmt.name)
+        if local is not None:
+            self._same_kind(stmt.name, local[1], value.kind, stmt.value)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.name)
         scope.names[stmt.name] = (f"fr[{slot}]", value.kind)
         self.line(f"fr[{slot}] = {value.code}")
@@ -792,6 +794,7 @@ class _Code:
         if local is not None and target.owner is None:
             where = local[0]
             if stmt.op == "=":
+                self._same_kind(target.name, local[1], value.kind, stmt.value)
                 self.line(f"{where} = {value.code}")
             else:
                 self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")
@@ -823,6 +826,17 @@ class _Code:
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
         is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
         self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
+
+    def _same_kind(self, name, held, given, node):
+        """A variable that holds a collection keeps holding one, and one that holds a single value
+        keeps holding single values: the code that reads it was compiled for that (a loop may
+        come back to it), so crossing over is E201."""
+        collections = ("pieces", "values", "players", "zones")
+        if "any" not in (held, given) and "none" not in (held, given) and \
+                (held in collections) != (given in collections):
+            self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
+                       help=f"use a new name: `let other_{name} = ...`")
+            raise CompileError
 
     def _s_Break(self, stmt, scope):
         if not self.loop_ends:

@@ -784,6 +784,14 @@ class State:
         code = self.game.procedures[proc].code
         return code[pc][3] if pc < len(code) else -1
 
+    def _seat(self, value: Any) -> int:
+        """The seat a `by` names; anything else (none, a number that is no seat) is a fault."""
+        if value.__class__ is int and 0 <= value < self.n:
+            return value
+        shown = "none" if value is None else _value_text(value)
+        raise RuntimeFault(self._diagnostic(
+            "R503", f"`by` names {shown}, which is not a player of this game"))
+
     def _diagnostic(self, code: str, message: str) -> Diagnostic:
         span = None
         rule_text = ""
@@ -857,12 +865,12 @@ class State:
                         if self.tracing:
                             self.events.append((rule, "otherwise", a.prompt))
                         continue
-                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
+                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                     self.pending = ("choose", a, options, chooser)
                     return
                 elif op == 4:  # OP_BRANCH
                     frame[1] = pc
-                    chooser = self.player if a.chooser is None else a.chooser(self, slots)
+                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                     options = a.fixed or [(label, target, once) for label, cond, target, once in a.branches
                                           if (cond is None or cond(self, slots))
                                           and (once is None or self.once_open(once, chooser))]

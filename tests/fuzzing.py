@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from rulelang.agents import RandomAgent, evaluate
+from rulelang.agents import RandomAgent, evaluate, seat_view
 from rulelang.diagnostics import CODES, RuntimeFault, render_concise, render_full, render_json
 from rulelang.pipeline import analyse
 from rulelang.runtime import CHANCE
@@ -533,12 +533,17 @@ def play(game, seed: int = 0, games: int = PLAY_GAMES, steps: int = PLAY_STEPS) 
                 if mover == CHANCE:
                     action = state.sample_chance(rng)
                 else:
-                    action = agents[mover].choose(state)
+                    view = seat_view(state)
+                    action = agents[mover].choose(view)
+                    view.sample_state(rng)
                     evaluate(state, mover)
                 state.action_to_string(action)
                 state.apply_action(action)
                 state.check_invariants()
             state.observation(None)
+            for viewer in ("all", None, 0):
+                state.event_lines(0, viewer)
+            state.information_state_string(0)
         except RuntimeFault as fault:
             faults += 1
             assert fault.diagnostic.code in CODES, fault.diagnostic.code

@@ -38,54 +38,10 @@ ALL_NAMES = names_of("\n".join(TEXTS.values()))
 
 # Corpus files that still crash or hang on this branch, because their fix is on another branch:
 # expected to fail (not strictly). Empty this set once the fixes are merged.
-KNOWN_OPEN = {
-    "bigint_literal.rules",
-    "branch_condition_typo.rules",
-    "counter_div0.rules",
-    "counter_mentions_counter.rules",
-    "counter_mentions_kind.rules",
-    "counter_mentions_zone.rules",
-    "dos_count.rules",
-    "dos_define_expansion.rules",
-    "dos_extends_devzero.rules",
-    "dos_faces_range.rules",
-    "dos_nested_filter.rules",
-    "dos_one_for_each.rules",
-    "dos_squaring.rules",
-    "elif_unknown_function.rules",
-    "elif_unknown_name.rules",
-    "fuzz_choose_from_reassigned_string.rules",
-    "fuzz_chooser_none.rules",
-    "fuzz_chooser_out_of_range.rules",
-    "fuzz_counter_start_unknown_of.rules",
-    "fuzz_counter_start_zone_of.rules",
-    "fuzz_owner_of_number.rules",
-    "fuzz_subsets_of_string.rules",
-    "hyp_invariant_index_typeerror.rules",
-    "invariant_div0.rules",
-    "mc_bot_list_criterion.rules",
-}
+KNOWN_OPEN: set[str] = set()
 # The same crashes as the random tests see them (fuzzing.signature): an example that hits one is
 # rejected, so that the random tests look for new ones only. Empty it with KNOWN_OPEN.
-KNOWN_OPEN_CLASSES = {
-    "ValueError at rulelang/parser.py:int_literal",           # bigint_literal
-    "TypeError at rulelang/compiler.py:finish",               # branch_condition_typo
-    "TypeError at rulelang/compiler.py:final",                # elif_unknown_*
-    "ZeroDivisionError at rulelang/runtime.py:<listcomp>",    # counter_div0
-    "AttributeError at rulelang/codegen.py:_x_Name",          # counter_mentions_*
-    "AttributeError at rulelang/codegen.py:_x_Of",            # fuzz_counter_start_zone_of
-    "AttributeError at rulelang/codegen.py:<listcomp>",       # fuzz_counter_start_unknown_of
-    "TypeError at rulelang/codegen.py:_at",                   # hyp_invariant_index_typeerror
-    "TypeError at rulelang/agents.py:evaluate",               # mc_bot_list_criterion
-    "TypeError at rulelang/codegen.py:_owner",                # fuzz_owner_of_number
-    "TypeError at rulelang/codegen.py:_subsets",              # fuzz_subsets_of_string
-    "TypeError at rulelang/runtime.py:describe_piece",        # fuzz_choose_from_reassigned_string
-    "IndexError at rulelang/runtime.py:describe_piece",       # the same with a list of numbers
-    "AssertionError in the harness: current_player() is not a seat",  # fuzz_chooser_*
-    "memory in analyse",                                      # dos_count, dos_one_for_each...
-    "hang in analyse",                                        # dos_define_expansion, dos_faces_range
-    "hang in play",                                           # dos_nested_filter, dos_squaring
-}
+KNOWN_OPEN_CLASSES: set[str] = set()
 
 
 def fuzz(weight: int):
