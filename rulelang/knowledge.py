@@ -259,7 +259,7 @@ class SeatView:
         """The legal actions as text (`take: domino 25 from grill`), worked out when asked."""
         if self.__labels is None:
             state = self.__state
-            self.__labels = [state.action_to_string(a) for a in self.legal_actions] \
+            self.__labels = [state.action_to_string(a, self.seat) for a in self.legal_actions] \
                 if self.seat == state.current_player() else []
         return self.__labels
 

@@ -481,10 +481,18 @@ class State:
             return self.pending[0]
         return self.pending[1].prompt
 
-    def action_to_string(self, action) -> str:
-        """A readable name of an action of the current node."""
+    def action_to_string(self, action, viewer: int | None | str = "all") -> str:
+        """A readable name of an action of the current node, as ``viewer`` may read it (the
+        referee's by default): a piece in a zone the viewer cannot see (a blind pick from
+        another's hand) is named by its place only, `a hidden card (2) from hand of player 2`."""
         if self.pending is None:
             return str(action)
+        if viewer != "all" and self.pending[0] == "choose" and self.pending[1].of_pieces:
+            piece = self.pending[2][action]
+            if self.sight(self.where[piece], viewer) != SEE_PIECES:
+                kind = self.game.kinds[self.pieces.kind[piece]].name
+                return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
+                    f"{self.zone_name(self.where[piece])}"
         if self.pending[0] == "draw":
             return f"draw {self.describe_piece(action)} from {self.zone_name(self.where[action])}"
         if self.pending[0] == "roll":

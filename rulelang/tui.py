@@ -292,8 +292,10 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
 
 # ---------------------------------------------------------------------- human decisions
 def menu_texts(state: State) -> list[str]:
-    """The legal actions as the menu shows them: their full text, as the log has it."""
-    return [printable(state.action_to_string(a)) for a in state.legal_actions()]
+    """The legal actions as the menu shows them to the player deciding: their full text, except
+    that a piece the player cannot see is named by its place only."""
+    viewer = state.current_player()
+    return [printable(state.action_to_string(a, viewer)) for a in state.legal_actions()]
 
 
 def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]:

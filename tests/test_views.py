@@ -13,6 +13,7 @@ import pytest
 
 import rulelang
 from rulelang import cli
+from rulelang.agents import seat_view
 from rulelang.diagnostics import RuntimeFault
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,6 +300,10 @@ def test_a_blind_pick_is_hidden_even_from_its_chooser(tmp_path):
     path.write_text(BLIND_PICK)
     state = rulelang.load(path).new_initial_state(2)
     state.apply_action(0)
+    # the chooser's menu (and a bot's labels) name places, not the cards
+    assert state.action_to_string(2, 1) == "pick: a hidden ox (3) from hand of player 1"
+    assert seat_view(state).labels[2] == "pick: a hidden ox (3) from hand of player 1"
+    assert state.action_to_string(2, 0).startswith("pick: ox ")
     state.apply_action(2)  # player 2 picks the third card of player 1's hand, unseen
     assert [line for line in _lines(state, 1) if "pick" in line] == ["player 2 chooses pick: (hidden)"]
     assert [line for line in _lines(state, 0) if "pick" in line] == ["player 2 chooses pick: ox 3 from hand of player 1"]
