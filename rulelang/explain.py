@@ -34,13 +34,13 @@ def list_codes() -> str:
 # What each limit bounds and the codes that report it (docs/language.md, 3.1).
 LIMITS = {
     "file_bytes": ("a rules file, and each file it extends, in bytes", "E601"),
-    "pieces": ("pieces made in one game, all kinds together", "E602"),
+    "pieces": ("pieces made in one game, all kinds together", "E602, R512"),
     "faces": ("faces of one die", "E603"),
     "declarations": ("declarations in a file, variants merged", "E604"),
     "expansion": ("syntax nodes of one use of a define, once expanded", "E605"),
     "number_digits": ("digits of an integer, written or computed", "E606, R511"),
     "work": ("units of work (instructions, items filtered) in one step", "R509"),
-    "idle_actions": ("decisions and rolls in a row without a turn ending", "R510"),
+    "idle_actions": ("decisions and rolls in a row without a turn or round beginning", "R510"),
     "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
     "log_depth": ("nesting of JSON values in a log", "E701"),
 }
