@@ -21,7 +21,11 @@ __all__ = ["AGENTS", "Agent", "MonteCarloAgent", "RandomAgent", "SeatView", "eva
 
 def seat_view(state: State, seat: int | None = None) -> SeatView:
     """The view a bot gets of ``state`` for ``seat`` (default: the seat to decide)."""
-    return SeatView(state, seat)
+    chosen = state.current_player() if seat is None else seat
+    if chosen.__class__ is not int or not 0 <= chosen < state.n:
+        raise ValueError(f"a seat view is of a seat 0..{state.n - 1}, not {chosen!r}: at a chance "
+                         "node or the end of the game, no seat decides (give `seat`)")
+    return SeatView(state, chosen)
 
 
 class Agent:

@@ -384,7 +384,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError("--out writes one player's transcript: say whose with --as SEAT")
     lines = state.event_lines(0, viewer)
     if viewer != "all" and not state.fault:
-        lines += ["", f"what player {args.seat} sees now:", printable(state.observation_string(viewer))]
+        lines += ["", f"what player {args.seat} sees now:",
+                  *map(printable, state.observation_string(viewer).splitlines())]
     if args.out:
         try:
             Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

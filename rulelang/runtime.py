@@ -858,11 +858,13 @@ class State:
                     options = a.options(self, slots)
                     if a.where is not None:
                         where, slot = a.where, a.slot
+                        before = slots[slot]  # the variable keeps its value until something is chosen
                         kept = []
                         for option in options:
                             slots[slot] = option
                             if where(self, slots):
                                 kept.append(option)
+                        slots[slot] = before
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
@@ -1068,6 +1070,7 @@ class State:
         """What a seat may see now (None: a spectator, "all": the referee): every zone it sees
         (pieces, or ``{"count", "kinds"}``, or ``{"count", "top"}``; another's `secret` zone
         is left out) and every counter whose value it sees."""
+        self.check_viewer(player)
         zones: dict[str, Any] = {}
         for index, pieces in enumerate(self.zones):
             sight = self.sight(index, player)
@@ -1120,6 +1123,7 @@ class State:
         """Everything a seat has seen so far, as canonical text: its view of the trace from the
         start, then its observation now. Two states with the same string are the same to the
         seat. Needs the trace (a ``clone(tracing=False)`` has none)."""
+        self.check_viewer(seat)
         label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
         done, lines = self.seen_lines.get(seat, (0, ()))
         if done != len(self.events):
@@ -1164,7 +1168,14 @@ class State:
         that caused it, as ``viewer`` may see it (a seat; None: a spectator; "all": the referee,
         who sees everything): what it cannot see is counted, or left out (see ``format_event``).
         Control characters from the rules file are shown escaped."""
+        self.check_viewer(viewer)
         return [printable(self.format_event(e, viewer)) for e in self.events[start:]]
+
+    def check_viewer(self, viewer: Any) -> None:
+        """A viewer is a seat of this game, None (a spectator) or "all" (the referee); anything
+        else is a ValueError, never silently a spectator."""
+        if viewer is not None and viewer != "all" and (viewer.__class__ is not int or not 0 <= viewer < self.n):
+            raise ValueError(f"a viewer is a seat 0..{self.n - 1}, None (a spectator) or \"all\", not {viewer!r}")
 
     def _moved_text(self, pieces, origins, to: int, labels, viewer) -> str:
         """Moving pieces as a viewer sees them: named where it sees them at either end, counted

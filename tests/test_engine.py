@@ -299,3 +299,43 @@ winner:
     state.apply_action(state.legal_actions()[0])
     assert state.prompt() == "wait"
     assert len(state.zones[state.zone_index("hand", 0)]) == 1
+
+
+OTHERWISE_KEEPS = """game "Old value":
+    players 1 to 1
+    at most 30 turns
+
+card ox:
+    one for each number in 1 to 5
+
+zone pile: shared pile, public
+zone mine: shared pile, public
+
+setup:
+    rule the_deck: create ox in pile
+
+turn:
+    rule steal:
+        choose c from pile where number == 1 as "pick"
+        otherwise:
+            pass
+        move c to mine
+
+winner:
+    rule most: most count(mine)
+
+end:
+    rule e: game ends when turn_number >= 3
+"""
+
+
+def test_a_variable_is_not_the_last_option_a_where_tried(tmp_path):
+    """After `otherwise`, the choice's variable holds what it held before (here none), never
+    the last option the `where` filter looked at."""
+    path = tmp_path / "old.rules"
+    path.write_text(OTHERWISE_KEEPS)
+    state = rulelang.load(path).new_initial_state(1)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    mine = state.zones[state.zone_index("mine")]
+    assert [state.describe_piece(p) for p in mine] == ["ox 1"]

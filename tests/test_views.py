@@ -475,8 +475,27 @@ def test_replay_as_a_seat_shows_only_its_view(chips_log, capsys, tmp_path):
     out = capsys.readouterr().out
     assert "rolled of player 1 changes" in out and "rolled of player 1 =" not in out
     assert "what player 2 sees now:" in out and "vault of player 1" not in out.split("sees now:")[1]
+    assert "\\n" not in out.split("sees now:")[1]  # the closing view line by line
     assert "reproduces: yes" in out
     transcript = tmp_path / "two.txt"
     assert cli.main(["replay", str(chips_log), "--as", "2", "--out", str(transcript)]) == 0
     assert out.startswith(transcript.read_text())  # the same view, without the replay's verdict
     assert cli.main(["replay", str(chips_log), "--as", "3"]) == 2
+
+
+def test_a_viewer_is_a_seat_a_spectator_or_the_referee(first_turn):
+    state = first_turn
+    for wrong in (state.n, -1, "1", True):
+        with pytest.raises(ValueError):
+            state.observation(wrong)
+        with pytest.raises(ValueError):
+            state.information_state_string(wrong)
+    with pytest.raises(ValueError):
+        state.event_lines(0, state.n)
+
+
+def test_no_seat_view_at_a_chance_node():
+    state = rulelang.load(ROOT / "tests" / "hidden_games" / "guess_die.rules").new_initial_state(2)
+    assert state.current_player() == rulelang.CHANCE
+    with pytest.raises(ValueError, match="no seat decides"):
+        seat_view(state)
