@@ -22,8 +22,9 @@ your machine. Copy the base file next to the variant, or give the file on the co
 (`--rules FILE` for a log).
 """)
 register("E601", "file-too-large", """
-A rules file (or a file it extends) is larger than the limit, 1,000,000 bytes by default.
-Rules files are small; raise the limit with `--limit file_bytes=N` if a real game needs it.
+A rules file (or a file it extends) is larger than the limit, 100,000 bytes by default (the
+largest game in games/ is under 10,000): parsing a file takes time in proportion to its size. Raise the limit with
+`--limit file_bytes=N` if a real game needs it.
 """)
 
 

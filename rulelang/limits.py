@@ -13,7 +13,7 @@ import attrs
 class Limits:
     """Every limit, with its default. ``rulelang explain limits`` lists them."""
 
-    file_bytes: int = 1_000_000          # a rules file, and each file it extends
+    file_bytes: int = 100_000            # a rules file, and each file it extends (games are ~10 KB)
     pieces: int = 100_000                # pieces made in one game, all kinds together
     faces: int = 1_000                   # faces of one die kind
     declarations: int = 10_000           # declarations in one file, after variants are merged
