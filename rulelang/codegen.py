@@ -203,6 +203,8 @@ def _subsets(st, pieces: list) -> list[list[int]]:
     if size > MAX_SUBSETS:
         raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
                          f"{MAX_SUBSETS} a choice can offer; choose in smaller steps")
+    # The groups hold size * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
+    _items(st, range(size + size * len(pieces) // 2))
     result = []
     for counts in itertools.product(*(range(len(groups[k]) + 1) for k in keys)):
         if any(counts):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rulelang.agents import RandomAgent, evaluate, seat_view
 from rulelang.diagnostics import CODES, RuntimeFault, render_concise, render_full, render_json
+from rulelang.limits import Limits
 from rulelang.pipeline import analyse
 from rulelang.runtime import CHANCE
 
@@ -48,6 +49,10 @@ BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "in", "not 
           "is not", "and", "or"]
 
 CPU_SECONDS = 5     # per example, CPU time: a hang, whatever the load on the machine
+# The engine's own bounds, lowered so that a game whose steps are merely expensive (25 dice in
+# Chipo-chipa's `subsets`) faults with R509/R510 well inside CPU_SECONDS: a "hang" is then work
+# that the limits do not count, which is what the fuzzer is for.
+FUZZ_LIMITS = Limits(work=50_000, idle_actions=2_000)
 WALL_SECONDS = 60   # per example, wall clock: a block on a fifo or a terminal uses no CPU
 MEMORY_BYTES = 500 * 2 ** 20  # per example, address space beyond what the process had
 PLAY_GAMES = 2
@@ -475,7 +480,7 @@ def check_text(folder: Path, text: str, name: str = "fuzzed.rules", play_seed: i
     bound = bounded if guard else _no_bound
     PHASE[0] = "analyse"
     with bound("analyse"):
-        game, diagnostics = analyse(str(path))
+        game, diagnostics = analyse(str(path), limits=FUZZ_LIMITS)
         check_diagnostics(diagnostics, text)
     errors = [d for d in diagnostics if d.is_error]
     if game is None:
