@@ -1093,10 +1093,13 @@ class State:
             "counters": counters,
         }
 
-    def sees_score(self, criterion: int, viewer: int | None | str) -> bool:
-        """Whether ``viewer`` may see the players' values of a winner criterion now: always at
-        the end, and before it unless the criterion reads something not every seat sees."""
-        return viewer == "all" or self.finished or not self.game.criteria[criterion].private
+    def sees_score(self, criterion: int, viewer: int | None | str, row: int | None = None) -> bool:
+        """Whether ``viewer`` may see a winner criterion's value in player ``row``'s row now (of
+        every row when ``row`` is None): always at the end; before it, unless the criterion reads
+        something not every seat sees, and then in its own row if it reads only its own secrets."""
+        seen_by = self.game.criteria[criterion].seen_by
+        return viewer == "all" or self.finished or seen_by == "all" or (
+            seen_by == "owner" and row is not None and viewer == row)
 
     def observation_string(self, seat: int | None | str) -> str:
         """``observation(seat)`` as canonical text: equal for two states that look the same
