@@ -182,7 +182,8 @@ def test_observation_string_shows_what_the_seat_sees(first_turn):
 
 def test_the_board_shows_what_the_seat_sees():
     """Secret zones, hidden counters and a winner criterion read from a secret zone show as
-    `?` on another player's board, and the criterion shows to everyone at the end."""
+    `?` on another player's board (the criterion shows in the player's own row), and the
+    criterion shows to everyone at the end."""
     from rulelang import tui
 
     game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_chips.rules")
@@ -191,9 +192,10 @@ def test_the_board_shows_what_the_seat_sees():
     for _ in range(5):
         state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
     board = tui.render_board(state, ["you", "mc"], 0, tui.Style(False), 100).splitlines()
-    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "?"]  # own vault; rolled, richest
+    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "3"]  # own vault; rolled, richest
     assert board[-1].split()[-4:] == ["?", "?", "?", "?"]  # vault, bid, rolled, richest of player 2
-    assert not state.sees_score(0, 0) and state.sees_score(0, "all")
+    assert not state.sees_score(0, 0) and not state.sees_score(0, 0, 1) and state.sees_score(0, 0, 0)
+    assert state.sees_score(0, "all")
     while not state.is_terminal():
         state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
     assert state.sees_score(0, 1)
@@ -239,7 +241,7 @@ zone bin: shared pile, public
 
 counter named: shared = 0
 
-define held = count(hand of player)
+define held = count(hand of player where number > 0)  # which cards: only their owner knows
 
 setup:
     rule deal: create ox in hand of seat(0)
