@@ -361,7 +361,7 @@ def _event_facts(state, seat, start):
 
     for _, kind, payload in state.events[start:]:
         if kind == "move":
-            pieces, origins, to, _labels = payload
+            pieces, origins, to = payload[:3]
             out.append(("move", to, pieces_seen(pieces, origins, to)))
         elif kind == "trigger":
             moved, source, to = payload[:3]
