@@ -51,7 +51,10 @@ class HiddenValues:
         self._defines: dict[tuple, Value] = {}
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
-        self._solve()
+        try:
+            self._solve()
+        except RecursionError:  # nested too deeply (E304 elsewhere): every choice private
+            self.choices = {}
 
     # ------------------------------------------------------------------ results
     def choice_private(self, stmt: n.Choose) -> bool:
@@ -60,7 +63,10 @@ class HiddenValues:
     def criterion(self, node: n.Node) -> str:
         """Who sees a winner criterion's value in a player's row: "all", "owner" (that row's
         player, the value reading only their own things) or "none"."""
-        level = self.expr(node, None, None).level
+        try:
+            level = self.expr(node, None, None).level
+        except RecursionError:
+            level = PRIVATE
         return ("all", "owner", "none")[level]
 
     # ------------------------------------------------------------------ expressions
@@ -140,17 +146,16 @@ class HiddenValues:
 
     def _x_Call(self, node, env, element):
         c, name = self.c, node.func
-        args = [self.expr(a, env, element) for a in node.args]
         if name in c.defines:
-            return self._define(c.defines[name], tuple(args))
-        if not args:
+            return self._define(c.defines[name], tuple(self.expr(a, env, element) for a in node.args))
+        if not node.args:
             return _WORST
-        first = args[0]
+        first = self.expr(node.args[0], env, element)
         if name == "seat":
             return Value(first.level, first.level, first.me)
-        if name == "count" and len(args) == 1:
+        if name == "count" and len(node.args) == 1:
             return _level(first.count)
-        level = max(a.level for a in args[:1])
+        level = first.level
         if len(node.args) == 2:  # a condition or a key, about each item
             level = max(level, self.expr(node.args[1], env, _level(first.level)).level)
         return _level(level)
