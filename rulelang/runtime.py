@@ -1262,14 +1262,14 @@ class State:
         """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""
         rule, kind, payload = event
         if kind == "move":
-            pieces, origins, to, labels, places = payload
-            places = {} if places is None else places
+            pieces, origins, to, labels = payload[:4]
+            places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
             what = self._moved_text(pieces, origins, to, labels, viewer)
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
         elif kind == "trigger":
-            moved, source, to, instead, labels, places = payload
-            places = {} if places is None else places
+            moved, source, to, instead, labels = payload[:5]
+            places = payload[5] or {} if len(payload) > 5 else {}
             what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
             route = f"from {self.zone_name(source, viewer, places)} to {self.zone_name(to, viewer, places)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
@@ -1285,8 +1285,8 @@ class State:
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
-            pieces, into, places = payload
-            into_name = self.zone_name(into, viewer, {} if places is None else places)
+            pieces, into = payload[:2]
+            into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
             kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
             if self.sight(into, viewer) == SEE_NOTHING:
                 text = f"create {kinds} in {into_name}"  # how many is secret
