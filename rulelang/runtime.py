@@ -601,13 +601,13 @@ class State:
         zone, owner = self.zone_of(index)
         return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
 
-    def _places(self, zones) -> dict | None:
-        """Where the carriers of the carried zones among ``zones`` lie now, for an event's
-        line (``zone_name``); None when there is none."""
+    def _places(self, zones, to: int = -1) -> dict | None:
+        """Where the carriers of the carried zones among ``zones`` and ``to`` lie now, for an
+        event's line (``zone_name``); None when there is none."""
         base = self.piece_zone_base
         if len(self.zones) == base:
             return None
-        found = {z: self.where[self.carried[z - base][1]] for z in zones if z >= base}
+        found = {z: self.where[self.carried[z - base][1]] for z in (*zones, to) if z >= base}
         return found or None
 
     def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
@@ -668,7 +668,7 @@ class State:
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
-                                               self._places(origins + [to]))))
+                                               self._places(origins, to))))
         if self.knows is not None:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
