@@ -8,9 +8,9 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
-from .checker import walk
 from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
 from .diagnostics import Diagnostic, register
+from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
 
 register("E101", "unknown-name", """
@@ -98,38 +98,16 @@ class Compiler(ExpressionCompiler):
         self.face_labels: dict[Any, str] = {}
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
-        self._private: frozenset[str] | None = None  # names that may read what a seat cannot see
+        self._hidden: HiddenValues | None = None
         self._collect()
 
     # ------------------------------------------------------------------ what may be secret
-    def reads_private(self, node: n.Node | None) -> bool:
-        """Whether an expression may read something not every seat sees: a zone that is not
-        `public` or `top only`, a counter that is not `public`, or a define or variable (by
-        name, anywhere in the file) computed from one. The trace hides the value chosen from
-        such options from the other seats."""
-        if node is None:
-            return False
-        names = self._private_names()
-        return any(isinstance(x, n.Name) and x.id in names for x in walk(node))
-
-    def _private_names(self) -> frozenset[str]:
-        if self._private is not None:
-            return self._private
-        private = {name for name, z in self.zones.items() if z.visibility not in ("public", "top only")}
-        private |= {name for name, c in self.counters.items() if c.visibility != "public"}
-        bound = [(d.name, d.value) for d in self.defines.values()]
-        bound += [(x.name, x.value) for x in walk(self.tree.items) if isinstance(x, n.Let)]
-        bound += [(x.var, x.items) for x in walk(self.tree.items) if isinstance(x, n.ForEach)]
-        bound += [(x.var, (x.options, x.where)) for x in walk(self.tree.items) if isinstance(x, n.Choose)]
-        changed = True
-        while changed:  # a name computed from a private name is private: to a fixed point
-            changed = False
-            for name, value in bound:
-                if name not in private and any(isinstance(x, n.Name) and x.id in private for x in walk(value)):
-                    private.add(name)
-                    changed = True
-        self._private = frozenset(private)
-        return self._private
+    @property
+    def hidden_values(self) -> HiddenValues:
+        """Which choices' values and which winner criteria not every seat may see."""
+        if self._hidden is None:
+            self._hidden = HiddenValues(self)
+        return self._hidden
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
@@ -482,7 +460,7 @@ class Compiler(ExpressionCompiler):
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, _ = self.expr(inner.value, Scope(), slots)
                         checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
-                                              private=self.reads_private(inner.value)))
+                                              seen_by=self.hidden_values.criterion(inner.value)))
                     else:
                         expected = "`game ends when ...`" if kind == "end" else "`most ...` or `least ...`"
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
@@ -965,7 +943,7 @@ class _Code:
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
             "of_pieces": element == "piece",
-            "private": self.compiler.reads_private(stmt.options) or self.compiler.reads_private(stmt.where),
+            "private": self.compiler.hidden_values.choice_private(stmt),
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:

@@ -189,7 +189,9 @@ class Check:
     kind: str  # "end-turn", "end-round", "most", "least", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
-    private: bool = False  # a winner criterion computed from what not every seat sees
+    # who sees a winner criterion's value in a player's row before the end: "all", "owner"
+    # (the row's own player: it reads only their own secrets) or "none" (the referee)
+    seen_by: str = "all"
 
 
 @attrs.frozen(eq=False)  # compared and hashed by identity: one compiled game is one game

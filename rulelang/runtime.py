@@ -359,6 +359,9 @@ class State:
                     # who may see the value chosen: pieces where they lie; options computed
                     # from what not every seat sees (`private`), -1: the chooser only
                     seen_in = self.where[value] if spec.of_pieces else -1 if spec.private else None
+                    if spec.of_pieces and seen_in >= self.piece_zone_base and \
+                            self.zone_of(seen_in)[0].visibility in ("public", "top only"):
+                        seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
                 frame[2][spec.slot] = value
                 frame[1] += 1
@@ -492,9 +495,14 @@ class State:
             if self.sight(self.where[piece], viewer) != SEE_PIECES:
                 kind = self.game.kinds[self.pieces.kind[piece]].name
                 return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
-                    f"{self.zone_name(self.where[piece])}"
+                    f"{self.zone_name(self.where[piece], viewer)}"
         if self.pending[0] == "draw":
-            return f"draw {self.describe_piece(action)} from {self.zone_name(self.where[action])}"
+            source = self.where[action]
+            sight = self.sight(source, viewer)
+            if sight != SEE_PIECES:  # the card drawn from a deck the viewer does not see
+                kind = self.game.kinds[self.pieces.kind[action]].name if sight == SEE_COUNT else "piece"
+                return f"draw a hidden {kind} from {self.zone_name(source, viewer)}"
+            return f"draw {self.describe_piece(action)} from {self.zone_name(source, viewer)}"
         if self.pending[0] == "roll":
             return "roll " + " ".join(str(label) for label in self._outcome_labels(action))
         value = self.pending[2][action]
@@ -576,12 +584,31 @@ class State:
         per_player = [c for c in self.game.counters if c.per_player]
         return f"{per_player[ordinal].name} of player {owner + 1}"
 
-    def zone_name(self, index: int) -> str:
+    def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None) -> str:
+        """`hand of player 2`, `deck`, `tag of gem 5`: a zone by name, as ``viewer`` may read
+        it. A zone a piece carries names its carrier only to a viewer who sees the carrier where
+        it lies (now, or where ``places`` says it lay when an event happened; not there: not
+        seen): `tag of a hidden gem` to the others."""
         if index >= self.piece_zone_base:
             zone_index, piece = self.carried[index - self.piece_zone_base]
-            return f"{self.game.zones[zone_index].name} of {self.pieces.names[piece]}"
+            zone = self.game.zones[zone_index]
+            if viewer != "all":
+                place = self.where[piece] if places is None else places.get(index)
+                if place is None or self.sight(place, viewer) != SEE_PIECES:
+                    carriers = {self.game.kinds[k].name for k in zone.carried_by}
+                    return f"{zone.name} of a hidden {carriers.pop() if len(carriers) == 1 else 'piece'}"
+            return f"{zone.name} of {self.pieces.names[piece]}"
         zone, owner = self.zone_of(index)
         return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
+
+    def _places(self, zones, to: int = -1) -> dict | None:
+        """Where the carriers of the carried zones among ``zones`` and ``to`` lie now, for an
+        event's line (``zone_name``); None when there is none."""
+        base = self.piece_zone_base
+        if len(self.zones) == base:
+            return None
+        found = {z: self.where[self.carried[z - base][1]] for z in (*zones, to) if z >= base}
+        return found or None
 
     def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
         """The zone definition of a zone instance, and its owner's seat (None when shared, or
@@ -640,7 +667,8 @@ class State:
                 target.extend(pieces)
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
-            self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)))))
+            self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
+                                               self._places(origins, to))))
         if self.knows is not None:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
@@ -714,7 +742,7 @@ class State:
         carriers = [(i, z) for i, z in enumerate(self.game.zones) if z.per_piece]
         if carriers:
             self._make_carried_zones(carriers, kind_index, new)
-        self.events.append((rule, "create", (tuple(new), into)))
+        self.events.append((rule, "create", (tuple(new), into, self._places((into,)))))
         if self.knows is not None:
             knowledge.created(self, new, into)
 
@@ -836,7 +864,8 @@ class State:
                         if self.tracing:
                             labels = self.dynamic[0]
                             self.events.append((trigger.rule, "trigger", (
-                                slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]])))
+                                slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]],
+                                self._places((slots[1], slots[2])))))
                         frame = [trigger.procedure, 0, slots, False]
                         self.frames.append(frame)
                         code, pc = procedures[trigger.procedure].code, 0
@@ -1072,18 +1101,30 @@ class State:
         is left out) and every counter whose value it sees."""
         self.check_viewer(player)
         zones: dict[str, Any] = {}
+        unnamed: dict[str, list[int]] = {}  # carried zones whose carriers the seat does not see
         for index, pieces in enumerate(self.zones):
             sight = self.sight(index, player)
             if sight == SEE_NOTHING:
                 continue
             zone = self.zone_of(index)[0]
-            name = self.zone_name(index)
+            name = self.zone_name(index, player)
+            if index >= self.piece_zone_base and player != "all" and " of a hidden " in name:
+                if pieces:  # all such zones of a kind as one: which holds what would tell them apart
+                    unnamed.setdefault(name, []).extend(pieces)
+                continue
             if zone.visibility == "top only" and player != "all":
                 zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone, player) if pieces else None}
             elif sight == SEE_PIECES:
                 zones[name] = [self._shown(p, zone, player) for p in pieces]
             else:
                 zones[name] = {"count": len(pieces), "kinds": self._kind_counts(pieces)}
+        for name in sorted(unnamed):
+            pieces = unnamed[name]
+            zone = self.zone_of(self.where[pieces[0]])[0]
+            if self.sight(self.where[pieces[0]], player) == SEE_PIECES:
+                zones[name] = sorted(self._shown(p, zone, player) for p in pieces)
+            else:
+                zones[name] = {"count": len(pieces), "kinds": self._kind_counts(sorted(pieces))}
         counters = {}
         for index in range(len(self.counters)):
             if self.sees_counter(index, player):
@@ -1096,10 +1137,13 @@ class State:
             "counters": counters,
         }
 
-    def sees_score(self, criterion: int, viewer: int | None | str) -> bool:
-        """Whether ``viewer`` may see the players' values of a winner criterion now: always at
-        the end, and before it unless the criterion reads something not every seat sees."""
-        return viewer == "all" or self.finished or not self.game.criteria[criterion].private
+    def sees_score(self, criterion: int, viewer: int | None | str, row: int | None = None) -> bool:
+        """Whether ``viewer`` may see a winner criterion's value in player ``row``'s row now (of
+        every row when ``row`` is None): always at the end; before it, unless the criterion reads
+        something not every seat sees, and then in its own row if it reads only its own secrets."""
+        seen_by = self.game.criteria[criterion].seen_by
+        return viewer == "all" or self.finished or seen_by == "all" or (
+            seen_by == "owner" and row is not None and viewer == row)
 
     def observation_string(self, seat: int | None | str) -> str:
         """``observation(seat)`` as canonical text: equal for two states that look the same
@@ -1222,21 +1266,23 @@ class State:
                 parts.append(", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items()))
         for zone, dice in unseen.items():
             counted = self._counted(dice) if self.sight(zone, viewer) == SEE_COUNT else "dice"
-            parts.append(f"{counted} in {self.zone_name(zone)}")
+            parts.append(f"{counted} in {self.zone_name(zone, viewer, {})}")
         return "roll " + "; ".join(parts)
 
     def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
         """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""
         rule, kind, payload = event
         if kind == "move":
-            pieces, origins, to, labels = payload
-            sources = sorted({self.zone_name(o) for o in origins})
+            pieces, origins, to, labels = payload[:4]
+            places = payload[4] or {} if len(payload) > 4 else {}
+            sources = sorted({self.zone_name(o, viewer, places) for o in origins})
             what = self._moved_text(pieces, origins, to, labels, viewer)
-            text = f"move {what} from {', '.join(sources)} to {self.zone_name(to)}"
+            text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
         elif kind == "trigger":
-            moved, source, to, instead, labels = payload
+            moved, source, to, instead, labels = payload[:5]
+            places = payload[5] or {} if len(payload) > 5 else {}
             what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
-            route = f"from {self.zone_name(source)} to {self.zone_name(to)}"
+            route = f"from {self.zone_name(source, viewer, places)} to {self.zone_name(to, viewer, places)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
         elif kind == "roll":
             text = self._roll_text(payload, viewer)
@@ -1250,12 +1296,13 @@ class State:
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
-            pieces, into = payload
+            pieces, into = payload[:2]
+            into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
             kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
             if self.sight(into, viewer) == SEE_NOTHING:
-                text = f"create {kinds} in {self.zone_name(into)}"  # how many is secret
+                text = f"create {kinds} in {into_name}"  # how many is secret
             else:
-                text = f"create {len(pieces)} {kinds} in {self.zone_name(into)}"
+                text = f"create {len(pieces)} {kinds} in {into_name}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
         elif kind == "end turn":

@@ -170,7 +170,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
         row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]
-        row += [_value_text(v) if state.sees_score(i, viewer) else "?" for i, v in enumerate(scores[p])]
+        row += [_value_text(v) if state.sees_score(i, viewer, p) else "?" for i, v in enumerate(scores[p])]
         rows.append(row)
     marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())
              else "  " for p in range(state.n)]

@@ -182,7 +182,8 @@ def test_observation_string_shows_what_the_seat_sees(first_turn):
 
 def test_the_board_shows_what_the_seat_sees():
     """Secret zones, hidden counters and a winner criterion read from a secret zone show as
-    `?` on another player's board, and the criterion shows to everyone at the end."""
+    `?` on another player's board (the criterion shows in the player's own row), and the
+    criterion shows to everyone at the end."""
     from rulelang import tui
 
     game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_chips.rules")
@@ -191,9 +192,10 @@ def test_the_board_shows_what_the_seat_sees():
     for _ in range(5):
         state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
     board = tui.render_board(state, ["you", "mc"], 0, tui.Style(False), 100).splitlines()
-    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "?"]  # own vault; rolled, richest
+    assert "3 x chip" in board[-2] and board[-2].split()[-2:] == ["?", "3"]  # own vault; rolled, richest
     assert board[-1].split()[-4:] == ["?", "?", "?", "?"]  # vault, bid, rolled, richest of player 2
-    assert not state.sees_score(0, 0) and state.sees_score(0, "all")
+    assert not state.sees_score(0, 0) and not state.sees_score(0, 0, 1) and state.sees_score(0, 0, 0)
+    assert state.sees_score(0, "all")
     while not state.is_terminal():
         state.apply_action(state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
     assert state.sees_score(0, 1)
@@ -239,7 +241,7 @@ zone bin: shared pile, public
 
 counter named: shared = 0
 
-define held = count(hand of player)
+define held = count(hand of player where number > 0)  # which cards: only their owner knows
 
 setup:
     rule deal: create ox in hand of seat(0)
@@ -359,7 +361,7 @@ def _event_facts(state, seat, start):
 
     for _, kind, payload in state.events[start:]:
         if kind == "move":
-            pieces, origins, to, _labels = payload
+            pieces, origins, to = payload[:3]
             out.append(("move", to, pieces_seen(pieces, origins, to)))
         elif kind == "trigger":
             moved, source, to = payload[:3]
@@ -499,3 +501,144 @@ def test_no_seat_view_at_a_chance_node():
     assert state.current_player() == rulelang.CHANCE
     with pytest.raises(ValueError, match="no seat decides"):
         seat_view(state)
+
+
+# ---------------------------------------------------------------------- hidden values, carried zones
+FLOWS_GAME = '''game "Flows":
+    players 2 to 2
+    at most 2 turns
+
+die d6:
+    faces 1 to 6
+
+zone cup: per player pool, owner only
+zone table: shared pile, public
+
+procedure note:
+    let k = 1
+    choose z from [k, 2] as "in procedure"
+
+setup:
+    rule make:
+        for each p in players:
+            create d6 in cup of p
+        create d6 in table
+
+turn:
+    rule throw: roll cup of player + table
+    rule flows:
+        let high = 0
+        if first(cup of player).value >= 4:
+            high = 1
+        choose a from [high, 9] as "branch"
+        let dice = 0
+        let total = 0
+        for each d in cup of player:
+            dice += 1
+            total += d.value
+        choose b from [dice, 9] as "loop count"
+        choose c from [total, 9] as "loop value"
+        choose e from [first(table).value, count(cup of player)] as "public"
+        if first(cup of player).value >= 4:
+            do note
+        end game
+
+winner:
+    rule w: most count(table)
+'''
+
+
+def test_a_value_is_hidden_through_conditions_loops_and_procedures(tmp_path):
+    """A variable set under a condition on a hidden die, summed over a hidden cup, or set in a
+    procedure called under such a condition is hidden; how many dice a cup holds (its count is
+    public) and a public die are not."""
+    path = tmp_path / "flows.rules"
+    path.write_text(FLOWS_GAME)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([5, 5]))
+    while not state.is_terminal():
+        state.apply_action(0)
+    assert [line for line in _lines(state, 1) if "chooses" in line] == [
+        "player 1 chooses branch: (hidden)",
+        "player 1 chooses loop count: 1",
+        "player 1 chooses loop value: (hidden)",
+        "player 1 chooses public: 5",
+        "player 1 chooses in procedure: (hidden)",
+    ]
+
+
+@pytest.fixture()
+def hidden_values():
+    """hidden_values.rules, player 1's first turn: a 5 in their cup, gem 3 drawn and stashed."""
+    state = rulelang.load(ROOT / "tests" / "hidden_games" / "hidden_values.rules").new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([5]))
+    state.apply_action(0)  # tell: 5
+    state.apply_action(0)  # again: 5
+    return state
+
+
+def test_a_draw_from_a_deck_the_seat_does_not_see_names_no_card(hidden_values):
+    state = hidden_values
+    gem_3 = next(a for a in state.legal_actions() if state.action_to_string(a) == "draw gem 3 from deck")
+    assert state.action_to_string(gem_3, 0) == "draw a hidden gem from deck"
+    assert state.action_to_string(gem_3, 1) == "draw a hidden gem from deck"
+    assert state.action_to_string(gem_3, None) == "draw a hidden gem from deck"
+
+
+def test_values_from_defines_assignments_and_moved_pieces_are_hidden(hidden_values):
+    """`define face_of(p)`, `t = face_of(player)` after `let t = 0`, and `first(moved).number`
+    in a `when move from deck` rule: the values are the chooser's own."""
+    state = hidden_values
+    state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == "draw gem 3 from deck"))
+    state.apply_action(0)  # name it: 3
+    state.apply_action(0)  # stash
+    assert _lines(state, 1)[5:] == [
+        "roll 1 d6 in cup of player 1",
+        "player 1 chooses tell: (hidden)",
+        "player 1 chooses again: (hidden)",
+        "told of player 1 = 1",
+        "move 1 gem from deck to hand of player 1",
+        "triggered: 1 gem moved from deck to hand of player 1",
+        "player 1 chooses name it: (hidden)",
+        "player 1 chooses stash",
+        "move 1 gem from hand of player 1 to vault of player 1",
+        "bonus of player 1 changes",
+        "turn of player 2",
+    ]
+    assert _lines(state, 0)[5:8] == ["roll 5", "player 1 chooses tell: 5", "player 1 chooses again: 5"]
+    assert _lines(state, 0)[11] == "player 1 chooses name it: 3"
+    # richest: a secret vault plus a hidden counter; stashed: one's own secret vault;
+    # holding: how many cards a hand holds (public); talkative: a public counter
+    assert [[[state.sees_score(c, viewer, row) for c in range(4)] for row in (0, 1)] for viewer in (0, 1, None)] == [
+        [[False, True, True, True], [False, False, True, True]],
+        [[False, False, True, True], [False, True, True, True]],
+        [[False, False, True, True], [False, False, True, True]],
+    ]
+    assert [[state.sees_score(c, "all", row) for c in range(4)] for row in (0, 1)] == [[True] * 4] * 2
+
+
+def test_a_carried_zone_names_its_carrier_only_to_who_sees_it():
+    """`tag of gem 5` to the gem's holder, `tag of a hidden gem` to the others (in the line of
+    the time, and in the observation, where such zones are counted together)."""
+    state = rulelang.load(ROOT / "tests" / "hidden_games" / "carried_hidden.rules").new_initial_state(2)
+    for gem in (5, 2, 4):
+        state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == f"draw gem {gem} from deck"))
+        state.apply_action(1)  # keep it in hand
+    assert [line for line in _lines(state, 1) if "tag" in line] == [
+        "move mark from centre to tag of a hidden gem",
+        "move mark from centre to tag of gem 2",
+        "move mark from centre to tag of a hidden gem",
+    ]
+    assert [line for line in _lines(state, 0) if "tag" in line] == [
+        "move mark from centre to tag of gem 5",
+        "move mark from centre to tag of a hidden gem",
+        "move mark from centre to tag of gem 4",
+    ]
+    assert state.observation_string(1).splitlines()[4:] == [
+        "hand of player 1: 2 hidden (2 gem)",
+        "hand of player 2: gem 2 [tag: mark]",
+        "tag of gem 2: mark",
+        "tag of a hidden gem: mark, mark",
+    ]
+    assert "tag of gem 5" not in state.information_state_string(1)
+    assert "tag of gem 5: mark" in state.observation_string("all")

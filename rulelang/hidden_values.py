@@ -1,0 +1,342 @@
+"""What a value may reveal: the compile-time analysis that marks the choices whose value the
+other seats must not see (ChoiceSpec.private) and who may see a winner criterion before the end
+(Check.seen_by). It follows every flow a value takes (defines and their arguments, every
+assignment of a variable, loops, `if` conditions, procedures called under them, the pieces a
+triggered rule sees moved) and, when in doubt, says private: over-hiding only shows
+`(hidden)` or `?` where a value could have shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import nodes as n
+
+PUBLIC, OWN, PRIVATE = 0, 1, 2  # seen by all; by the current `player` only; by nobody for sure
+
+
+@attrs.frozen
+class Value:
+    """What reading a value may reveal: ``count`` of how many items it holds, ``items`` of
+    which they are (or of the value itself); ``me`` when it is the current `player`."""
+
+    count: int
+    items: int
+    me: bool = False
+
+    @property
+    def level(self) -> int:
+        return max(self.count, self.items)
+
+
+def _level(level: int, me: bool = False) -> Value:
+    return Value(level, level, me)
+
+
+_PUBLIC = _level(PUBLIC)
+_WORST = _level(PRIVATE)
+_PLAYER_NAMES = ("players", "others", "round_number", "turn_number", "player_count")
+
+
+class HiddenValues:
+    """The analysis over one game's declarations (the compiler's tables)."""
+
+    def __init__(self, compiler: Any):
+        self.c = compiler
+        zones = list(compiler.zones.values())
+        # A collection of every piece of a kind may hold pieces of any zone.
+        self.anywhere = Value(PRIVATE if any(z.visibility == "secret" for z in zones) else PUBLIC,
+                              PRIVATE if any(z.visibility not in ("public", "top only") for z in zones) else PUBLIC)
+        self._defines: dict[tuple, Value] = {}
+        self._expanding: set[tuple] = set()
+        self.choices: dict[int, bool] = {}  # id(Choose node) -> private
+        try:
+            self._solve()
+        except RecursionError:  # nested too deeply (E304 elsewhere): every choice private
+            self.choices = {}
+
+    # ------------------------------------------------------------------ results
+    def choice_private(self, stmt: n.Choose) -> bool:
+        return self.choices.get(id(stmt), True)
+
+    def criterion(self, node: n.Node) -> str:
+        """Who sees a winner criterion's value in a player's row: "all", "owner" (that row's
+        player, the value reading only their own things) or "none"."""
+        try:
+            level = self.expr(node, None, None).level
+        except RecursionError:
+            level = PRIVATE
+        return ("all", "owner", "none")[level]
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: n.Node, env: dict | None, element: Value | None) -> Value:
+        """``env``: the variables in reach (None in a define or a criterion: no locals);
+        ``element``: the item a `where`, `any`, `count`... condition is testing."""
+        method = getattr(self, "_x_" + type(node).__name__, None)
+        if method is None:
+            return _WORST
+        return method(node, env, element)
+
+    def _x_Literal(self, node, env, element):
+        return _PUBLIC
+
+    _x_EmptyLiteral = _x_Literal
+
+    def _x_ListExpr(self, node, env, element):
+        level = max([self.expr(i, env, element).level for i in node.items], default=PUBLIC)
+        return _level(level)  # none is left out of a list: its length depends on its items too
+
+    def _x_Name(self, node, env, element):
+        name, c = node.id, self.c
+        if env is not None and name in env:
+            return env[name]
+        if element is not None and (name == "it" or name in c.attributes):
+            return element if name == "it" else _level(element.level)
+        if name == "player":
+            return Value(PUBLIC, PUBLIC, True)
+        if name in _PLAYER_NAMES or name in c.options or name in c.face_labels:
+            return _PUBLIC
+        if name in c.defines:
+            return self._define(c.defines[name], ())
+        if name in c.zones:
+            return self._zone(c.zones[name], None)
+        if name in c.kinds:
+            return self.anywhere
+        if name in c.counters:
+            return _PUBLIC if c.counters[name].visibility == "public" else _WORST
+        return _WORST
+
+    def _define(self, decl: n.DefineDecl, args: tuple[Value, ...]) -> Value:
+        key = (decl.name, args)
+        if key in self._defines:
+            return self._defines[key]
+        if key in self._expanding or len(args) != len(decl.params or ()):
+            return _WORST  # refers to itself, or a wrong call: an error elsewhere
+        self._expanding.add(key)
+        try:
+            value = self.expr(decl.value, dict(zip(decl.params or (), args, strict=True)), None)
+        finally:
+            self._expanding.discard(key)
+        self._defines[key] = value
+        return value
+
+    def _zone(self, decl: n.ZoneDecl, owner: Value | None) -> Value:
+        base = owner.level if owner is not None else PUBLIC  # which zone it is
+        mine = OWN if owner is not None and owner.me and decl.per_player else PRIVATE
+        count, items = {"public": (PUBLIC, PUBLIC), "top only": (PUBLIC, PUBLIC), "hidden": (PUBLIC, PRIVATE),
+                        "owner only": (PUBLIC, mine), "secret": (mine, mine)}.get(decl.visibility, (PRIVATE, PRIVATE))
+        return Value(max(base, count), max(base, items))
+
+    def _x_Of(self, node, env, element):
+        c = self.c
+        if not isinstance(node.left, n.Name):
+            return _WORST
+        owner = self.expr(node.right, env, element)
+        name = node.left.id
+        if name in c.zones:
+            return self._zone(c.zones[name], owner)
+        if name in c.counters:
+            visibility = c.counters[name].visibility
+            if visibility == "public":
+                return _level(owner.level)
+            if visibility == "owner only" and owner.me:
+                return _level(max(owner.level, OWN))
+        return _WORST
+
+    def _x_Call(self, node, env, element):
+        c, name = self.c, node.func
+        if name in c.defines:
+            return self._define(c.defines[name], tuple(self.expr(a, env, element) for a in node.args))
+        if not node.args:
+            return _WORST
+        first = self.expr(node.args[0], env, element)
+        if name == "seat":
+            return Value(first.level, first.level, first.me)
+        if name == "count" and len(node.args) == 1:
+            return _level(first.count)
+        level = first.level
+        if len(node.args) == 2:  # a condition or a key, about each item
+            level = max(level, self.expr(node.args[1], env, _level(first.level)).level)
+        return _level(level)
+
+    def _x_Attribute(self, node, env, element):
+        return _level(self.expr(node.obj, env, element).level)
+
+    def _x_Index(self, node, env, element):
+        return _level(max(self.expr(node.obj, env, element).level, self.expr(node.index, env, element).level))
+
+    def _x_Filter(self, node, env, element):
+        source = self.expr(node.source, env, element)
+        return _level(max(source.level, self.expr(node.cond, env, _level(source.level)).level))
+
+    def _x_Conditional(self, node, env, element):
+        cond = self.expr(node.cond, env, element).level
+        then, other = self.expr(node.then, env, element), self.expr(node.otherwise, env, element)
+        return Value(max(cond, then.count, other.count), max(cond, then.items, other.items),
+                     then.me and other.me and cond == PUBLIC)
+
+    def _x_Compare(self, node, env, element):
+        left = self.expr(node.left, env, element)
+        if node.op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
+            return _level(left.count)
+        return _level(max(left.level, self.expr(node.right, env, element).level))
+
+    def _x_Binary(self, node, env, element):
+        left, right = self.expr(node.left, env, element), self.expr(node.right, env, element)
+        if node.op == "+":  # joined collections: how many, and which, from both
+            return Value(max(left.count, right.count), max(left.items, right.items))
+        return _level(max(left.level, right.level))
+
+    def _x_BoolOp(self, node, env, element):
+        return _level(max(self.expr(node.left, env, element).level, self.expr(node.right, env, element).level))
+
+    def _x_Not(self, node, env, element):
+        return _level(self.expr(node.operand, env, element).level)
+
+    _x_Negate = _x_Not
+
+    # ------------------------------------------------------------------ statements
+    def _solve(self) -> None:
+        """Every frame (section, procedure, triggered rule) to a fixed point: a variable holds
+        the worst of all its assignments, made under the worst condition that reaches them."""
+        c = self.c
+        self.called: dict[str, int] = {}  # procedure -> the worst condition it is called under
+        self.move_pc = PUBLIC  # the worst condition any piece moves under (triggers run then)
+        frames: list[tuple[tuple, dict, Any]] = []
+        for section in c.sections.values():
+            frames.append((section.body, {}, lambda: PUBLIC))
+        for name, decl in c.procedures.items():
+            frames.append((decl.body, {}, lambda name=name: self.called.get(name, PUBLIC)))
+        for _, when in c.triggers:
+            frames.append(self._trigger_frame(when))
+        for body, env, _ in frames:
+            for name in _bound_names(body):
+                env.setdefault(name, _PUBLIC)
+        changed = True
+        while changed:
+            before = (self.called.copy(), self.move_pc, self.choices.copy(),
+                      [dict(env) for _, env, _ in frames])
+            for body, env, entry in frames:
+                self._block(body, env, entry())
+            changed = before != (self.called, self.move_pc, self.choices, [env for _, env, _ in frames])
+
+    def _trigger_frame(self, when: n.When):
+        env: dict[str, Value] = {}
+        if when.event == "move":
+            ends = [self.expr(z, None, None) if z is not None else self.anywhere for z in (when.source, when.to)]
+            # a moved piece is seen by whoever sees it at either end
+            env["moved"] = Value(min(e.count for e in ends), min(e.items for e in ends))
+            env["moved_from"], env["moved_to"] = ends
+
+            def entry():
+                return max(self.move_pc, self.expr(when.cond, env, None).level if when.cond is not None else PUBLIC)
+        else:
+            def entry():
+                cond = self.expr(when.cond, env, None).level if when.cond is not None else PUBLIC
+                return max(self.called.get(when.procedure, PUBLIC), cond)
+        return when.body, env, entry
+
+    def _assign(self, env: dict, name: str, value: Value, pc: int) -> None:
+        old = env.get(name, _PUBLIC)
+        env[name] = Value(max(old.count, value.count, pc), max(old.items, value.items, pc),
+                          old.me and value.me and pc == PUBLIC)
+
+    def _block(self, body: tuple, env: dict, pc: int) -> None:
+        for stmt in body:
+            self._stmt(stmt, env, pc)
+
+    def _stmt(self, stmt: n.Node, env: dict, pc: int) -> None:
+        if isinstance(stmt, n.Rule):
+            self._block(stmt.body, env, pc)
+        elif isinstance(stmt, n.Let):
+            self._assign(env, stmt.name, self.expr(stmt.value, env, None), pc)
+        elif isinstance(stmt, n.Assign):
+            if stmt.target.name in env and stmt.target.owner is None:
+                self._assign(env, stmt.target.name, self.expr(stmt.value, env, None), pc)
+        elif isinstance(stmt, n.If):
+            for cond, body in stmt.branches:
+                pc = max(pc, self.expr(cond, env, None).level)  # a later branch runs because earlier ones did not
+                self._block(body, env, pc)
+            self._block(stmt.otherwise, env, pc)
+        elif isinstance(stmt, (n.Repeat, n.While)):
+            cond = self.expr(stmt.cond, env, None).level if isinstance(stmt, n.While) else PUBLIC
+            self._block(stmt.body, env, max(pc, cond, self._exits(stmt.body, env)))
+        elif isinstance(stmt, n.ForEach):
+            items = self.expr(stmt.items, env, None)
+            self._assign(env, stmt.var, _level(items.level), pc)
+            self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
+        elif isinstance(stmt, n.Choose):
+            options = self.expr(stmt.options, env, None)
+            level = options.level
+            if stmt.where is not None:
+                level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
+            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
+            self._assign(env, stmt.var, _level(level), pc)
+            if stmt.otherwise is not None:
+                self._block(stmt.otherwise, env, max(pc, level))
+        elif isinstance(stmt, n.ChooseBranch):
+            for branch in stmt.branches:
+                cond = self.expr(branch.cond, env, None).level if branch.cond is not None else PUBLIC
+                self._block(branch.body, env, max(pc, cond))
+        elif isinstance(stmt, n.May):
+            self._block(stmt.body, env, pc)
+        elif isinstance(stmt, n.Do):
+            self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)
+        elif isinstance(stmt, (n.Move, n.Draw, n.Create)):
+            self.move_pc = max(self.move_pc, pc)
+
+    def _exits(self, body: tuple, env: dict) -> int:
+        """The worst condition a `break` in a loop's body stands under: how often the body
+        runs depends on it."""
+        worst = PUBLIC
+        for stmt in body:
+            if isinstance(stmt, n.If) and _breaks(stmt):
+                worst = max([worst] + [self.expr(cond, env, None).level for cond, _ in stmt.branches])
+            elif isinstance(stmt, n.Choose) and stmt.otherwise is not None and _breaks(stmt):
+                worst = PRIVATE
+            elif isinstance(stmt, (n.ChooseBranch, n.May)) and _breaks(stmt):
+                worst = max(worst, *(self.expr(b.cond, env, None).level for b in getattr(stmt, "branches", ())
+                                     if b.cond is not None), PUBLIC)
+        return worst
+
+
+def _walk_statements(body):
+    for stmt in body:
+        yield stmt
+        for child in _child_blocks(stmt):
+            yield from _walk_statements(child)
+
+
+def _child_blocks(stmt):
+    if isinstance(stmt, n.If):
+        return [b for _, b in stmt.branches] + [stmt.otherwise]
+    if isinstance(stmt, n.ChooseBranch):
+        return [b.body for b in stmt.branches]
+    if isinstance(stmt, n.Choose):
+        return [stmt.otherwise or ()]
+    if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach, n.May)):
+        return [stmt.body]
+    return []
+
+
+def _breaks(stmt) -> bool:
+    """Whether a `break` inside ``stmt`` (not in a loop of its own) leaves the enclosing loop."""
+    for block in _child_blocks(stmt):
+        for inner in block:
+            if isinstance(inner, n.Break):
+                return True
+            if not isinstance(inner, (n.Repeat, n.While, n.ForEach)) and _breaks(inner):
+                return True
+    return False
+
+
+def _bound_names(body) -> set[str]:
+    """The variables a frame binds: `let`, `for each`, `choose`."""
+    names = set()
+    for stmt in _walk_statements(body):
+        if isinstance(stmt, n.Let):
+            names.add(stmt.name)
+        elif isinstance(stmt, (n.ForEach, n.Choose)):
+            names.add(stmt.var)
+    return names
