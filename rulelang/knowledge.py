@@ -16,6 +16,8 @@ import random
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from .diagnostics import RuntimeFault
+
 if TYPE_CHECKING:
     from .runtime import State
 
@@ -219,11 +221,13 @@ def _secret_instances(state: State, definition: int, seat: int) -> set[int]:
 
 
 def sample_state(state: State, seat: int, rng: random.Random, seen: str | None = None) -> State:
-    """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``: every piece
-    it does not know is dealt again among the places of unknown pieces of the same kind (each
-    zone keeps its count of each kind; sorted zones stay sorted), every die face it does not
-    know is rolled again, every counter it cannot see takes the last value it saw. The result
-    depends only on what the seat has seen and on ``rng``. A sample whose observation for the
+    """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``, by redealing
+    (the fallback of ``SeatView.sample_state``, which replays the game first): every piece it
+    does not know is dealt again among the places of unknown pieces of the same kind (each zone
+    keeps its count of each kind; sorted zones stay sorted), every die face it does not know is
+    rolled again, every counter it cannot see takes the last value it saw. A redeal keeps what
+    the rules hold besides pieces and counters (variables, where each rule is running), and
+    the number of pieces in zones the seat does not see. A sample whose observation for the
     seat differs from the true one is drawn again, up to SAMPLE_TRIES times; then the last is
     used. A game that hides nothing gives a plain copy. ``seen``: the seat's observation of
     ``state``, when the caller has it already."""
@@ -240,17 +244,157 @@ def sample_state(state: State, seat: int, rng: random.Random, seen: str | None =
     return copy
 
 
+# ---------------------------------------------------------------------- determinization by replay
+REPLAY_TRIES = 3  # replays tried for one sample before it is dealt again instead (``sample_state``)
+STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, before a replay fails
+GIVE_UP = 2       # samples in a row with no replay that fits, before a view only deals again
+
+
+class Seen:
+    """What a seat has seen of a game, step by step: for each action of the history, the action
+    itself where the seat saw it (its own decisions, choices shown to it, rolls and draws it saw
+    whole; None otherwise) and the lines of the trace the seat saw it make. Nothing else of the
+    true game is kept, so two states with the same information state give the same ``Seen``."""
+
+    __slots__ = ("game", "n", "steps", "drawn", "observation")
+
+    def __init__(self, game, n: int, steps: list, drawn: frozenset, observation: str):
+        self.game, self.n, self.steps, self.drawn, self.observation = game, n, steps, drawn, observation
+
+
+def _sees_chance(state: State, seat: int) -> bool:
+    """Whether ``seat`` sees the whole outcome of the pending roll or draw."""
+    kind, _, detail = state.pending
+    bit = 1 << seat
+    if kind == "roll":
+        where = state.where
+        return all(zone_seers(state, where[p]) & bit for _, dice in detail for p in dice)
+    source, to, _ = detail
+    return bool((zone_seers(state, source) | zone_seers(state, to)) & bit)
+
+
+def _choice_shown(state: State, event: int, seat: int) -> bool:
+    """Whether the choice recorded as ``state.events[event]`` shows to ``seat`` (its line is not
+    `(hidden)`; see ``State.format_event``)."""
+    from .runtime import SEE_PIECES
+
+    _, kind, payload = state.events[event]
+    player, seen_in = payload[0], payload[3]
+    if kind != "choose" or seen_in is None:
+        return True
+    return player == seat if seen_in < 0 else state.sight(seen_in, seat) == SEE_PIECES
+
+
+def _new_lines(state: State, start: int, seat: int) -> tuple[str, ...]:
+    return tuple(state.format_event(e, seat) for e in state.events[start:])
+
+
+def seen_steps(state: State, seat: int) -> Seen | None:
+    """The game so far as ``seat`` saw it (``Seen``), by playing the history again from the
+    start; None when that does not give the seat's information state (a state changed by hand)."""
+    from .runtime import CHANCE
+
+    if not state.tracing:
+        return None
+    replay = state.game.new_initial_state(state.n)
+    if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
+        return None
+    steps, drawn = [], set()
+    for action in state.history:
+        mover = replay.current_player()
+        shown = mover == seat or (mover == CHANCE and _sees_chance(replay, seat))
+        is_draw = mover == CHANCE and replay.pending[0] == "draw"
+        before = len(replay.events)
+        try:
+            replay.apply_action(action)
+        except RuntimeFault:  # a history this game cannot play again
+            return None
+        lines = _new_lines(replay, before, seat)
+        if mover != CHANCE and mover != seat:
+            shown = _choice_shown(replay, before, seat)
+        if shown and is_draw:
+            drawn.add(action)
+        steps.append((action if shown else None, lines, mover, is_draw))
+    if len(replay.events) != len(state.events) or \
+            replay.information_state_string(seat) != state.information_state_string(seat):
+        return None
+    return Seen(state.game, state.n, steps, frozenset(drawn), state.observation_string(seat))
+
+
+def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: random.Random):
+    """Actions to try for a step the seat did not see whole, drawn with ``rng``: chance drawn
+    anew (a draw avoids the pieces the seat sees drawn later), a choice uniformly among the
+    legal ones, without repeats."""
+    from .runtime import CHANCE
+
+    if mover != CHANCE:
+        actions = replay.legal_actions()
+        rng.shuffle(actions)
+        yield from actions[:STEP_TRIES]
+        return
+    if is_draw:
+        pieces = replay.zones[replay.pending[2][0]]
+        free = [p for p in pieces if p not in reserved] or pieces
+        if not free:
+            return
+        for _ in range(min(STEP_TRIES, len(free))):
+            yield free[int(rng.random() * len(free))]
+        return
+    for _ in range(STEP_TRIES):
+        yield replay.sample_chance(rng)
+
+
+def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
+    """One determinization by replay: the game played again from the start, each step the seat
+    saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
+    probabilities, another player's hidden choice uniformly) until the lines the seat sees
+    match. None when a step cannot be matched or the end does not look the same to the seat."""
+    replay = seen.game.new_initial_state(seen.n)
+    reserved = set(seen.drawn)
+    for action, lines, mover, is_draw in seen.steps:
+        if action is not None:
+            if is_draw:
+                reserved.discard(action)
+            before = len(replay.events)
+            try:
+                replay.apply_action(action)
+            except RuntimeFault:  # the replay went elsewhere: the seat's step does not fit
+                return None
+            if _new_lines(replay, before, seat) != lines:
+                return None
+            continue
+        for candidate in _candidates(replay, mover, is_draw, reserved, rng):
+            trial = replay.clone()
+            before = len(trial.events)
+            try:
+                trial.apply_action(candidate)
+            except RuntimeFault:
+                continue
+            if _new_lines(trial, before, seat) == lines:
+                replay = trial
+                break
+        else:
+            return None
+    if replay.observation_string(seat) != seen.observation:
+        return None
+    replay.tracing = False
+    replay.events, replay.history, replay.seen_lines = [], [], {}
+    replay.knows = replay.seen_counters = None
+    return replay
+
+
 class SeatView:
     """What one seat may know when it decides, and all a bot gets: the seat, its legal actions
     and their labels, its information state and observation (text), and ``sample_state(rng)``,
     a determinized State consistent with what the seat has seen. The true state is kept
     private; a bot that reaches for it through private attributes is a defect."""
 
-    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels")
+    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels", "__steps", "__misses")
 
     def __init__(self, state: State, seat: int | None = None):
         self.__state = state
-        self.__seen = self.__labels = None
+        self.__seen = self.__labels = self.__steps = None
+        self.__misses = 0
         self.seat = state.current_player() if seat is None else seat
         self.legal_actions = state.legal_actions(self.seat)
 
@@ -275,6 +419,20 @@ class SeatView:
 
     def sample_state(self, rng: random.Random) -> State:
         """A determinized State: everything the seat cannot see drawn again with ``rng``
-        (OpenSpiel's resample_from_infostate). Bots may play it forward freely."""
+        (OpenSpiel's resample_from_infostate). The game is played again from the start along
+        what the seat saw (``replay_sample``), up to REPLAY_TRIES times; when no replay fits,
+        the state is dealt again instead (``sample_state``), and after GIVE_UP such samples in
+        a row this view only deals. Bots may play the result forward freely."""
         state = self.__state
-        return sample_state(state, self.seat, rng, None if state.knows is None else self.observation_string())
+        if state.knows is None:
+            return sample_state(state, self.seat, rng)
+        if self.__steps is None:
+            self.__steps = seen_steps(state, self.seat) or False
+        if self.__steps and self.__misses < GIVE_UP:
+            for _ in range(REPLAY_TRIES):
+                sample = replay_sample(self.__steps, self.seat, rng)
+                if sample is not None:
+                    self.__misses = 0
+                    return sample
+            self.__misses += 1
+        return sample_state(state, self.seat, rng, self.observation_string())
