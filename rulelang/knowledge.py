@@ -245,21 +245,25 @@ def sample_state(state: State, seat: int, rng: random.Random, seen: str | None =
 
 
 # ---------------------------------------------------------------------- determinization by replay
-REPLAY_TRIES = 3  # replays tried for one sample before it is dealt again instead (``sample_state``)
+REPLAY_TRIES = 2  # replays tried for one sample before it is dealt again instead (``sample_state``)
 STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, before a replay fails
+SEARCH_TRIES = 120  # draws tried in all by one replay
 GIVE_UP = 2       # samples in a row with no replay that fits, before a view only deals again
 
 
 class Seen:
     """What a seat has seen of a game, step by step: for each action of the history, the action
     itself where the seat saw it (its own decisions, choices shown to it, rolls and draws it saw
-    whole; None otherwise) and the lines of the trace the seat saw it make. Nothing else of the
-    true game is kept, so two states with the same information state give the same ``Seen``."""
+    whole, and rolls whose every die it saw later, before the die was rolled again; None
+    otherwise) and the lines of the trace the seat saw it make. ``start`` is the game after the
+    steps before the first one the seat did not see (every replay begins there), ``drawn`` the
+    pieces the seat sees drawn after it. Nothing else of the true game is kept, so two states
+    with the same information state give the same ``Seen``."""
 
-    __slots__ = ("game", "n", "steps", "drawn", "observation")
+    __slots__ = ("start", "steps", "drawn", "observation")
 
-    def __init__(self, game, n: int, steps: list, drawn: frozenset, observation: str):
-        self.game, self.n, self.steps, self.drawn, self.observation = game, n, steps, drawn, observation
+    def __init__(self, start: State, steps: list, drawn: frozenset, observation: str):
+        self.start, self.steps, self.drawn, self.observation = start, steps, drawn, observation
 
 
 def _sees_chance(state: State, seat: int) -> bool:
@@ -299,11 +303,17 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     replay = state.game.new_initial_state(state.n)
     if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
         return None
-    steps, drawn = [], set()
+    bit = 1 << seat
+    steps: list = []
+    unseen_dice: dict[int, int] = {}  # a die rolled where the seat did not see it: that step
+    blind_rolls: dict[int, set] = {}  # a roll step: its dice the seat has not seen since
     for action in state.history:
         mover = replay.current_player()
         shown = mover == seat or (mover == CHANCE and _sees_chance(replay, seat))
         is_draw = mover == CHANCE and replay.pending[0] == "draw"
+        rolled = [] if mover != CHANCE or is_draw else [p for _, dice in replay.pending[2] for p in dice]
+        for p in rolled:  # rolled again: what it showed before is never seen now
+            unseen_dice.pop(p, None)
         before = len(replay.events)
         try:
             replay.apply_action(action)
@@ -312,13 +322,26 @@ def seen_steps(state: State, seat: int) -> Seen | None:
         lines = _new_lines(replay, before, seat)
         if mover != CHANCE and mover != seat:
             shown = _choice_shown(replay, before, seat)
-        if shown and is_draw:
-            drawn.add(action)
-        steps.append((action if shown else None, lines, mover, is_draw))
+        if rolled and not shown:
+            unknown = {p for p in rolled if not replay.knows[p] & bit}
+            blind_rolls[len(steps)] = unknown
+            unseen_dice.update(dict.fromkeys(unknown, len(steps)))
+        steps.append([action, shown, lines, mover, is_draw])
+        for p in [p for p, step in unseen_dice.items() if replay.knows[p] & bit]:
+            blind_rolls[unseen_dice.pop(p)].discard(p)  # the die shows to the seat, unrolled since
     if len(replay.events) != len(state.events) or \
             replay.information_state_string(seat) != state.information_state_string(seat):
         return None
-    return Seen(state.game, state.n, steps, frozenset(drawn), state.observation_string(seat))
+    for step, dice in blind_rolls.items():
+        steps[step][1] = not dice
+    first = next((i for i, step in enumerate(steps) if not step[1]), len(steps))
+    start = state.game.new_initial_state(state.n)
+    for step in steps[:first]:
+        start.apply_action(step[0])
+    start.knows = start.seen_counters = None  # replays need no knowledge: they compare lines
+    kept = [(action if shown else None, lines, mover, is_draw) for action, shown, lines, mover, is_draw in steps[first:]]
+    drawn = frozenset(step[0] for step in kept if step[0] is not None and step[3])
+    return Seen(start, kept, drawn, state.observation_string(seat))
 
 
 def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: random.Random):
@@ -344,35 +367,50 @@ def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: ra
         yield replay.sample_chance(rng)
 
 
+def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
+    """Apply ``action`` to the replay: whether it gives the lines the seat saw at this step."""
+    before = len(replay.events)
+    try:
+        replay.apply_action(action)
+    except RuntimeFault:  # the replay went elsewhere: this action does not fit
+        return False
+    return _new_lines(replay, before, seat) == lines
+
+
 def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
-    """One determinization by replay: the game played again from the start, each step the seat
-    saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
-    probabilities, another player's hidden choice uniformly) until the lines the seat sees
-    match. None when a step cannot be matched or the end does not look the same to the seat."""
-    replay = seen.game.new_initial_state(seen.n)
-    reserved = set(seen.drawn)
-    for action, lines, mover, is_draw in seen.steps:
+    """One determinization by replay: the game played again from ``seen.start``, each step the
+    seat saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
+    probabilities, another player's hidden choice uniformly) so that the lines the seat sees
+    match; where no draw fits, the search goes back to the last step drawn and draws it again,
+    SEARCH_TRIES draws in all. None when that fails or the end does not look the same to the seat."""
+    steps = seen.steps
+    replay, reserved, i = seen.start.clone(), set(seen.drawn), 0
+    open_steps: list = []  # steps drawn anew: (index, the replay before it, its candidates left)
+    tries = SEARCH_TRIES
+    while i < len(steps):
+        action, lines, mover, is_draw = steps[i]
         if action is not None:
             if is_draw:
                 reserved.discard(action)
-            before = len(replay.events)
-            try:
-                replay.apply_action(action)
-            except RuntimeFault:  # the replay went elsewhere: the seat's step does not fit
-                return None
-            if _new_lines(replay, before, seat) != lines:
-                return None
-            continue
-        for candidate in _candidates(replay, mover, is_draw, reserved, rng):
-            trial = replay.clone()
-            before = len(trial.events)
-            try:
-                trial.apply_action(candidate)
-            except RuntimeFault:
+            if _step(replay, action, lines, seat):
+                i += 1
                 continue
-            if _new_lines(trial, before, seat) == lines:
-                replay = trial
-                break
+        else:
+            open_steps.append((i, replay, set(reserved), _candidates(replay, mover, is_draw, reserved, rng)))
+        while open_steps:
+            j, before, kept, candidates = open_steps[-1]
+            for candidate in candidates:
+                tries -= 1
+                if tries < 0:
+                    return None
+                replay = before.clone()
+                if _step(replay, candidate, steps[j][1], seat):
+                    reserved, i = set(kept), j + 1
+                    break
+            else:
+                open_steps.pop()
+                continue
+            break
         else:
             return None
     if replay.observation_string(seat) != seen.observation:
