@@ -247,8 +247,8 @@ def sample_state(state: State, seat: int, rng: random.Random, seen: str | None =
 # ---------------------------------------------------------------------- determinization by replay
 REPLAY_TRIES = 2  # replays tried for one sample before it is dealt again instead (``sample_state``)
 STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, before a replay fails
-SEARCH_TRIES = 120  # draws tried in all by one replay
-GIVE_UP = 2       # samples in a row with no replay that fits, before a view only deals again
+SEARCH_TRIES = 60  # draws tried in all by one replay
+GIVE_UP = 1       # samples in a row with no replay that fits, before a view only deals again
 
 
 class Seen:
