@@ -241,10 +241,11 @@ def test_mc_does_not_read_the_rules_hidden_variables():
 
 
 def test_samples_do_not_keep_the_count_of_a_secret_zone():
-    """secret_count.rules: player 2 hides 1 chip, choosing in secret; player 1's samples hold
-    1 or 5 chips in player 2's vault, as if the hidden choice were made again."""
+    """secret_count.rules: player 2 rolls a 6 and hides 1 chip, all in secret; player 1's
+    samples hold 1 or 5 chips in player 2's vault, as if the roll and choice were made again."""
     game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_count.rules")
     state = game.new_initial_state(2)
+    state.apply_action(((5,),))
     state.apply_action(0)  # player 2 hides 1 chip
     vault = state.zone_index("vault", 1)
     view = seat_view(state, 0)
