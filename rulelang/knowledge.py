@@ -382,12 +382,16 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
     seat saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
     probabilities, another player's hidden choice uniformly) so that the lines the seat sees
     match; where no draw fits, the search goes back to the last step drawn and draws it again,
-    SEARCH_TRIES draws in all. None when that fails or the end does not look the same to the seat."""
+    SEARCH_TRIES draws in all, and as many steps in all as two replays. None when that fails or the end does not look the same to the seat."""
     steps = seen.steps
     replay, reserved, i = seen.start.clone(), set(seen.drawn), 0
     open_steps: list = []  # steps drawn anew: (index, the replay before it, its candidates left)
     tries = SEARCH_TRIES
+    work = 2 * len(steps) + SEARCH_TRIES  # steps played in all: a search never costs much more than two replays
     while i < len(steps):
+        work -= 1
+        if work < 0:
+            return None
         action, lines, mover, is_draw = steps[i]
         if action is not None:
             if is_draw:
