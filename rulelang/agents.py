@@ -76,9 +76,9 @@ def evaluate(state: State, seat: int) -> float:
 class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
     times, playing on at random (chance sampled with true probabilities) until the turn passes
-    to another seat, the round ends or the game ends, and scored with ``evaluate``. Each try
-    starts from ``view.sample_state``: what the seat cannot see is drawn again, so the bot
-    decides from what its seat has seen. Works for any rules file."""
+    to another seat, the round ends or the game ends, and scored with ``evaluate``. Try k of
+    every action starts from the same ``view.sample_state``, the k-th: what the seat cannot see
+    is drawn again, so the bot decides from what its seat has seen. Works for any rules file."""
 
     name = "mc"
 
@@ -91,18 +91,20 @@ class MonteCarloAgent(Agent):
         actions = view.legal_actions
         if len(actions) == 1:
             return actions[0]
+        # One sample per rollout, shared by every action (common random numbers): the actions
+        # are compared on the same guesses of what the seat cannot see, and sampling is paid once.
+        samples = [view.sample_state(self.rng) for _ in range(self.rollouts)]
         best, best_value = actions[0], float("-inf")
         for action in actions:
             total = 0.0
-            for _ in range(self.rollouts):
-                total += self._rollout(view, action)
+            for sample in samples:
+                total += self._rollout(sample.clone(tracing=False), view.seat, action)
             if total > best_value:
                 best, best_value = action, total
         return best
 
-    def _rollout(self, view: SeatView, action) -> float:
-        sim = view.sample_state(self.rng)
-        seat, rng = view.seat, self.rng
+    def _rollout(self, sim: State, seat: int, action) -> float:
+        rng = self.rng
         turn, round_ = sim.turn_number, sim.round_number
         steps = 0
         try:

@@ -16,6 +16,8 @@ import random
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from .diagnostics import RuntimeFault
+
 if TYPE_CHECKING:
     from .runtime import State
 
@@ -219,11 +221,13 @@ def _secret_instances(state: State, definition: int, seat: int) -> set[int]:
 
 
 def sample_state(state: State, seat: int, rng: random.Random, seen: str | None = None) -> State:
-    """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``: every piece
-    it does not know is dealt again among the places of unknown pieces of the same kind (each
-    zone keeps its count of each kind; sorted zones stay sorted), every die face it does not
-    know is rolled again, every counter it cannot see takes the last value it saw. The result
-    depends only on what the seat has seen and on ``rng``. A sample whose observation for the
+    """A copy of ``state`` as ``seat`` might believe it to be, drawn with ``rng``, by redealing
+    (the fallback of ``SeatView.sample_state``, which replays the game first): every piece it
+    does not know is dealt again among the places of unknown pieces of the same kind (each zone
+    keeps its count of each kind; sorted zones stay sorted), every die face it does not know is
+    rolled again, every counter it cannot see takes the last value it saw. A redeal keeps what
+    the rules hold besides pieces and counters (variables, where each rule is running), and
+    the number of pieces in zones the seat does not see. A sample whose observation for the
     seat differs from the true one is drawn again, up to SAMPLE_TRIES times; then the last is
     used. A game that hides nothing gives a plain copy. ``seen``: the seat's observation of
     ``state``, when the caller has it already."""
@@ -240,17 +244,199 @@ def sample_state(state: State, seat: int, rng: random.Random, seen: str | None =
     return copy
 
 
+# ---------------------------------------------------------------------- determinization by replay
+REPLAY_TRIES = 2  # replays tried for one sample before it is dealt again instead (``sample_state``)
+STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, before a replay fails
+SEARCH_TRIES = 60  # draws tried in all by one replay
+GIVE_UP = 1       # samples in a row with no replay that fits, before a view only deals again
+
+
+class Seen:
+    """What a seat has seen of a game, step by step: for each action of the history, the action
+    itself where the seat saw it (its own decisions, choices shown to it, rolls and draws it saw
+    whole, and rolls whose every die it saw later, before the die was rolled again; None
+    otherwise) and the lines of the trace the seat saw it make. ``start`` is the game after the
+    steps before the first one the seat did not see (every replay begins there), ``drawn`` the
+    pieces the seat sees drawn after it. Nothing else of the true game is kept, so two states
+    with the same information state give the same ``Seen``."""
+
+    __slots__ = ("start", "steps", "drawn", "observation")
+
+    def __init__(self, start: State, steps: list, drawn: frozenset, observation: str):
+        self.start, self.steps, self.drawn, self.observation = start, steps, drawn, observation
+
+
+def _sees_chance(state: State, seat: int) -> bool:
+    """Whether ``seat`` sees the whole outcome of the pending roll or draw."""
+    kind, _, detail = state.pending
+    bit = 1 << seat
+    if kind == "roll":
+        where = state.where
+        return all(zone_seers(state, where[p]) & bit for _, dice in detail for p in dice)
+    source, to, _ = detail
+    return bool((zone_seers(state, source) | zone_seers(state, to)) & bit)
+
+
+def _choice_shown(state: State, event: int, seat: int) -> bool:
+    """Whether the choice recorded as ``state.events[event]`` shows to ``seat`` (its line is not
+    `(hidden)`; see ``State.format_event``)."""
+    from .runtime import SEE_PIECES
+
+    _, kind, payload = state.events[event]
+    player, seen_in = payload[0], payload[3]
+    if kind != "choose" or seen_in is None:
+        return True
+    return player == seat if seen_in < 0 else state.sight(seen_in, seat) == SEE_PIECES
+
+
+def _new_lines(state: State, start: int, seat: int) -> tuple[str, ...]:
+    return tuple(state.format_event(e, seat) for e in state.events[start:])
+
+
+def seen_steps(state: State, seat: int) -> Seen | None:
+    """The game so far as ``seat`` saw it (``Seen``), by playing the history again from the
+    start; None when that does not give the seat's information state (a state changed by hand)."""
+    from .runtime import CHANCE
+
+    if not state.tracing:
+        return None
+    replay = state.game.new_initial_state(state.n)
+    if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
+        return None
+    bit = 1 << seat
+    steps: list = []
+    unseen_dice: dict[int, int] = {}  # a die rolled where the seat did not see it: that step
+    blind_rolls: dict[int, set] = {}  # a roll step: its dice the seat has not seen since
+    for action in state.history:
+        mover = replay.current_player()
+        shown = mover == seat or (mover == CHANCE and _sees_chance(replay, seat))
+        is_draw = mover == CHANCE and replay.pending[0] == "draw"
+        rolled = [] if mover != CHANCE or is_draw else [p for _, dice in replay.pending[2] for p in dice]
+        for p in rolled:  # rolled again: what it showed before is never seen now
+            unseen_dice.pop(p, None)
+        before = len(replay.events)
+        try:
+            replay.apply_action(action)
+        except RuntimeFault:  # a history this game cannot play again
+            return None
+        lines = _new_lines(replay, before, seat)
+        if mover != CHANCE and mover != seat:
+            shown = _choice_shown(replay, before, seat)
+        if rolled and not shown:
+            unknown = {p for p in rolled if not replay.knows[p] & bit}
+            blind_rolls[len(steps)] = unknown
+            unseen_dice.update(dict.fromkeys(unknown, len(steps)))
+        steps.append([action, shown, lines, mover, is_draw])
+        for p in [p for p, step in unseen_dice.items() if replay.knows[p] & bit]:
+            blind_rolls[unseen_dice.pop(p)].discard(p)  # the die shows to the seat, unrolled since
+    if len(replay.events) != len(state.events) or \
+            replay.information_state_string(seat) != state.information_state_string(seat):
+        return None
+    for step, dice in blind_rolls.items():
+        steps[step][1] = not dice
+    first = next((i for i, step in enumerate(steps) if not step[1]), len(steps))
+    start = state.game.new_initial_state(state.n)
+    for step in steps[:first]:
+        start.apply_action(step[0])
+    start.knows = start.seen_counters = None  # replays need no knowledge: they compare lines
+    kept = [(action if shown else None, lines, mover, is_draw) for action, shown, lines, mover, is_draw in steps[first:]]
+    drawn = frozenset(step[0] for step in kept if step[0] is not None and step[3])
+    return Seen(start, kept, drawn, state.observation_string(seat))
+
+
+def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: random.Random):
+    """Actions to try for a step the seat did not see whole, drawn with ``rng``: chance drawn
+    anew (a draw avoids the pieces the seat sees drawn later), a choice uniformly among the
+    legal ones, without repeats."""
+    from .runtime import CHANCE
+
+    if mover != CHANCE:
+        actions = replay.legal_actions()
+        rng.shuffle(actions)
+        yield from actions[:STEP_TRIES]
+        return
+    if is_draw:
+        pieces = replay.zones[replay.pending[2][0]]
+        free = [p for p in pieces if p not in reserved] or pieces
+        if not free:
+            return
+        for _ in range(min(STEP_TRIES, len(free))):
+            yield free[int(rng.random() * len(free))]
+        return
+    for _ in range(STEP_TRIES):
+        yield replay.sample_chance(rng)
+
+
+def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
+    """Apply ``action`` to the replay: whether it gives the lines the seat saw at this step."""
+    before = len(replay.events)
+    try:
+        replay.apply_action(action)
+    except RuntimeFault:  # the replay went elsewhere: this action does not fit
+        return False
+    return _new_lines(replay, before, seat) == lines
+
+
+def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
+    """One determinization by replay: the game played again from ``seen.start``, each step the
+    seat saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
+    probabilities, another player's hidden choice uniformly) so that the lines the seat sees
+    match; where no draw fits, the search goes back to the last step drawn and draws it again,
+    SEARCH_TRIES draws in all, and as many steps in all as two replays. None when that fails or the end does not look the same to the seat."""
+    steps = seen.steps
+    replay, reserved, i = seen.start.clone(), set(seen.drawn), 0
+    open_steps: list = []  # steps drawn anew: (index, the replay before it, its candidates left)
+    tries = SEARCH_TRIES
+    work = 2 * len(steps) + SEARCH_TRIES  # steps played in all: a search never costs much more than two replays
+    while i < len(steps):
+        work -= 1
+        if work < 0:
+            return None
+        action, lines, mover, is_draw = steps[i]
+        if action is not None:
+            if is_draw:
+                reserved.discard(action)
+            if _step(replay, action, lines, seat):
+                i += 1
+                continue
+        else:
+            open_steps.append((i, replay, set(reserved), _candidates(replay, mover, is_draw, reserved, rng)))
+        while open_steps:
+            j, before, kept, candidates = open_steps[-1]
+            for candidate in candidates:
+                tries -= 1
+                if tries < 0:
+                    return None
+                replay = before.clone()
+                if _step(replay, candidate, steps[j][1], seat):
+                    reserved, i = set(kept), j + 1
+                    break
+            else:
+                open_steps.pop()
+                continue
+            break
+        else:
+            return None
+    if replay.observation_string(seat) != seen.observation:
+        return None
+    replay.tracing = False
+    replay.events, replay.history, replay.seen_lines = [], [], {}
+    replay.knows = replay.seen_counters = None
+    return replay
+
+
 class SeatView:
     """What one seat may know when it decides, and all a bot gets: the seat, its legal actions
     and their labels, its information state and observation (text), and ``sample_state(rng)``,
     a determinized State consistent with what the seat has seen. The true state is kept
     private; a bot that reaches for it through private attributes is a defect."""
 
-    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels")
+    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels", "__steps", "__misses")
 
     def __init__(self, state: State, seat: int | None = None):
         self.__state = state
-        self.__seen = self.__labels = None
+        self.__seen = self.__labels = self.__steps = None
+        self.__misses = 0
         self.seat = state.current_player() if seat is None else seat
         self.legal_actions = state.legal_actions(self.seat)
 
@@ -275,6 +461,20 @@ class SeatView:
 
     def sample_state(self, rng: random.Random) -> State:
         """A determinized State: everything the seat cannot see drawn again with ``rng``
-        (OpenSpiel's resample_from_infostate). Bots may play it forward freely."""
+        (OpenSpiel's resample_from_infostate). The game is played again from the start along
+        what the seat saw (``replay_sample``), up to REPLAY_TRIES times; when no replay fits,
+        the state is dealt again instead (``sample_state``), and after GIVE_UP such samples in
+        a row this view only deals. Bots may play the result forward freely."""
         state = self.__state
-        return sample_state(state, self.seat, rng, None if state.knows is None else self.observation_string())
+        if state.knows is None:
+            return sample_state(state, self.seat, rng)
+        if self.__steps is None:
+            self.__steps = seen_steps(state, self.seat) or False
+        if self.__steps and self.__misses < GIVE_UP:
+            for _ in range(REPLAY_TRIES):
+                sample = replay_sample(self.__steps, self.seat, rng)
+                if sample is not None:
+                    self.__misses = 0
+                    return sample
+            self.__misses += 1
+        return sample_state(state, self.seat, rng, self.observation_string())

@@ -225,3 +225,29 @@ def test_samples_share_unseen_secret_zones_evenly():
     assert sorted(p for h in hands[1:] + [deck] for p in sample.zones[h]) == unseen
     assert len(sample.zones[deck]) == len(state.zones[deck])
     assert all(sample.where[p] == h for h in hands + [deck] for p in sample.zones[h])
+
+
+def test_mc_does_not_read_the_rules_hidden_variables():
+    """let_peek.rules keeps the hidden face in a variable before the guess: mc as the guesser is
+    right about one time in six (a bot that read the variable would win every game)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "let_peek.rules")
+    wins = 0
+    for g in range(60):
+        # the bots' seeds differ from the dice's: a bot sharing the dice's random numbers would
+        # guess the roll without peeking
+        agents = [make_agent("mc", 7919 + 2 * g), make_agent("mc", 7920 + 2 * g)]
+        wins += play_game(game.new_initial_state(2), agents, random.Random(g)).returns()[0]
+    assert wins < 30
+
+
+def test_samples_do_not_keep_the_count_of_a_secret_zone():
+    """secret_count.rules: player 2 rolls a 6 and hides 1 chip, all in secret; player 1's
+    samples hold 1 or 5 chips in player 2's vault, as if the roll and choice were made again."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_count.rules")
+    state = game.new_initial_state(2)
+    state.apply_action(((5,),))
+    state.apply_action(0)  # player 2 hides 1 chip
+    vault = state.zone_index("vault", 1)
+    view = seat_view(state, 0)
+    counts = {len(view.sample_state(random.Random(seed)).zones[vault]) for seed in range(20)}
+    assert counts == {1, 5}
