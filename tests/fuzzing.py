@@ -540,7 +540,8 @@ def play(game, seed: int = 0, games: int = PLAY_GAMES, steps: int = PLAY_STEPS) 
                 else:
                     view = seat_view(state)
                     action = agents[mover].choose(view)
-                    view.sample_state(rng)
+                    if rng.random() < 0.1:  # a sample replays the game so far: not at every step
+                        view.sample_state(rng)
                     evaluate(state, mover)
                 state.action_to_string(action)
                 state.apply_action(action)
