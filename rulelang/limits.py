@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from .source import printable
+
 
 @attrs.frozen
 class Limits:
@@ -28,6 +30,10 @@ class Limits:
         return attrs.evolve(self, **changes)
 
 
+# Python writes integers of at most 4,300 digits (a guard against slow conversions); a number
+# that a game computes must still print in the log and the summary.
+MAXIMUM = {"number_digits": 4_000}
+
 LIMIT_NAMES = tuple(field.name for field in attrs.fields(Limits))
 DEFAULT = Limits()
 
@@ -38,12 +44,14 @@ def parse_limit(text: str) -> tuple[str, int]:
     name = name.strip().replace("-", "_")
     if not sep or name not in LIMIT_NAMES:
         raise ValueError(f"unknown limit `{text}`; limits: {', '.join(LIMIT_NAMES)}")
-    try:
-        number = int(value.strip().replace("_", ""))
-    except ValueError:
-        raise ValueError(f"limit `{name}` takes a whole number, not `{value}`") from None
+    digits = value.strip().replace("_", "")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"limit `{name}` takes a whole number, not `{printable(value)}`")
+    number = int(digits)
     if number < 1:
         raise ValueError(f"limit `{name}` must be at least 1")
+    if name in MAXIMUM and number > MAXIMUM[name]:
+        raise ValueError(f"limit `{name}` can be at most {MAXIMUM[name]}")
     return name, number
 
 

@@ -323,3 +323,51 @@ def test_the_resume_hint_names_the_rules_when_needed(tmp_path, monkeypatch, caps
 def test_a_log_that_cannot_be_written_is_a_clean_error(capsys):
     code, _, err = main(capsys, "run", PICKOMINO, "--seats", "random,random", "--fast", "--log", "/dev/full")
     assert code == 2 and "cannot write the log /dev/full: no space left on device" in err
+
+
+# ------------------------------------------------------------- red-team findings on main (8)
+def pig_like(setup: str = "pass", header: str = "at most 50 turns", play: str = "roll cup") -> str:
+    """A small game around the given setup lines, turn body and game header line."""
+    return f"""game "Probe":
+    players 2 to 2
+    {header}
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+zone a: shared pool, public
+zone b: shared pool, public
+counter score: per player = 0
+
+setup:
+    rule probe:
+        {setup}
+    rule one_die: create 1 d6 in cup
+
+turn:
+    rule play:
+        {play}
+
+end:
+    rule done: game ends when turn_number >= 4
+
+winner:
+    rule highest_score: most score of player
+"""
+
+
+def test_simulate_averages_scores_too_large_for_a_float(tmp_path, capsys):
+    rules = tmp_path / "big.rules"
+    big = " * ".join(["1" + "0" * 40] * 10)  # 401 digits, under the number_digits limit
+    rules.write_text(pig_like(play=f"roll cup\n        score of player = {big}"))
+    for fmt in ("text", "json"):
+        code, out, _ = main(capsys, "simulate", rules, "--games", "3", "--format", fmt)
+        assert code == 0 and "1" + "0" * 400 in out
+
+
+def test_number_digits_stays_printable(capsys):
+    code, _, err = main(capsys, "run", PICKOMINO, "--limit", "number_digits=5000")
+    assert code == 2 and "at most 4000" in err
+    code, _, err = main(capsys, "run", PICKOMINO, "--limit", "work=\u0661\u0660")
+    assert code == 2 and "whole number" in err
