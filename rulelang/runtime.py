@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -55,7 +56,8 @@ names the rule that made the last such move.
 register("R509", "work-limit", """
 One step of the game (everything between two decisions or rolls) went through more items
 than the work limit allows (1,000,000 by default): filters, counts, sums and sorts over
-collections, nested in each other, add up. The message names the rule. Simplify the rule, or
+collections, `+`, `in`, `==` and `distinct` on them, `for each` and moves of pieces, nested in
+each other, add up. The message names the rule. Simplify the rule, or
 raise the limit with `--limit work=N` if a real game needs it.
 """)
 register("R510", "no-progress", """
@@ -612,24 +614,29 @@ class State:
             limited, kind_of = game.limited_kinds, self.pieces.kind
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule
+        self.work += len(pieces)
+        if self.work > self.work_budget:
+            raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
+                                f"(moving {len(pieces)} pieces)")
         zones, where = self.zones, self.where
         origins = list(map(where.__getitem__, pieces))
         source = zones[origins[0]] if origins else None
         if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
             source.clear()  # a whole zone, in its order
+        elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
+            gone = set(pieces)
+            for origin in set(origins):
+                zones[origin][:] = [p for p in zones[origin] if p not in gone]
         else:
             for p, origin in zip(pieces, origins):
                 zones[origin].remove(p)
         target = zones[to]
         sort_column = self.sort_columns[to]
         if sort_column is not None:
-            column = self.pieces.columns[sort_column]
+            # A sorted zone stays sorted (create sorts it too): each piece goes after its equals.
+            key = self.pieces.columns[sort_column].__getitem__
             for p in pieces:
-                key = column[p]
-                i = 0
-                while i < len(target) and column[target[i]] <= key:
-                    i += 1
-                target.insert(i, p)
+                bisect.insort_right(target, p, key=key)
                 where[p] = to
         else:
             for p in pieces:

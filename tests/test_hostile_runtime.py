@@ -371,3 +371,26 @@ def test_number_digits_stays_printable(capsys):
     assert code == 2 and "at most 4000" in err
     code, _, err = main(capsys, "run", PICKOMINO, "--limit", "work=\u0661\u0660")
     assert code == 2 and "whole number" in err
+
+
+WORK = {  # setup lines that each do unbounded work in one step unless every item counts
+    "move": "create 20000 d6 in a\n        let i = 0\n        while i < 1000:\n"
+            "            move a to b\n            move b to a\n            i += 1",
+    "concat": "let x = [1, 2]\n        let i = 0\n        while i < 40:\n            x = x + x\n            i += 1",
+    "distinct": "let x = [1, 2]\n        let i = 0\n        while i < 1000:\n            let d = distinct(x)\n"
+                "            x = x + [i]\n            i += 1",
+    "in": "let x = [0]\n        let i = 0\n        while i < 3000:\n            if -1 in x:\n                pass\n"
+          "            x = x + [i]\n            i += 1",
+    "equal": "let x = [0]\n        let i = 0\n        while i < 3000:\n            if x == x:\n                pass\n"
+             "            x = x + [i]\n            i += 1",
+    "for_each": "create 20000 d6 in a\n        for each d in a:\n            pass",
+}
+
+
+@pytest.mark.parametrize("name", list(WORK))
+def test_collection_work_counts_against_the_limit(name, tmp_path, capsys):
+    rules = tmp_path / f"{name}.rules"
+    rules.write_text(pig_like(setup=WORK[name]))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--limit", "work=10000")
+    assert code == 1 and "error[R509]" in err and "(in rule `probe`" in err, err
