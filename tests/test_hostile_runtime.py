@@ -394,3 +394,15 @@ def test_collection_work_counts_against_the_limit(name, tmp_path, capsys):
     code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
                         "--limit", "work=10000")
     assert code == 1 and "error[R509]" in err and "(in rule `probe`" in err, err
+
+
+def test_a_long_chain_of_variants_is_refused(tmp_path, capsys):
+    (tmp_path / "c0.rules").write_text(pig_like())
+    for k in range(1, 40):
+        (tmp_path / f"c{k}.rules").write_text(f'extends "c{k - 1}.rules"\n')
+    code, out, _ = main(capsys, "lint", tmp_path / "c15.rules")
+    assert code == 0, out
+    for argv in (["lint", "c39.rules"], ["diff", "c0.rules", "c39.rules"], ["explain", "play", "--file", "c39.rules"]):
+        code, out, err = main(capsys, *argv[:-1], tmp_path / argv[-1]) if argv[0] != "diff" else \
+            main(capsys, "diff", tmp_path / "c0.rules", tmp_path / "c39.rules")
+        assert code != 0 and "error[E106]" in out + err and "limit of 16 files" in out + err
