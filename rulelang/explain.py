@@ -40,6 +40,7 @@ LIMITS = {
     "expansion": ("syntax nodes of one use of a define, once expanded", "E605"),
     "number_digits": ("digits of an integer, written or computed", "E606, R511"),
     "work": ("units of work (instructions, items filtered) in one step", "R509"),
+    "turns": ("turns or rounds in one game; caps the file's own `at most N turns`", "R504"),
     "idle_actions": ("decisions and rolls in a row without a turn or round beginning", "R510"),
     "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
     "log_depth": ("nesting of JSON values in a log", "E701"),

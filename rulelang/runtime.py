@@ -36,8 +36,10 @@ using an attribute of the top of an empty zone in arithmetic, or rolling pieces 
 dice. (Moving `none` does nothing: it is not a fault.) The message names the rule and its line.
 """)
 register("R504", "turn-limit", """
-The game went on past the number of turns (or rounds) its header allows (`at most N turns`).
-Either the rules cannot end, or the limit is too low for this game.
+The game went on past the number of turns (or rounds) its header allows (`at most N turns`),
+or past the `turns` limit (100,000 by default), which caps the header's number. Either the
+rules cannot end, or the limit is too low for this game: raise the header's number, or the
+limit with `--limit turns=N`.
 """)
 register("R505", "invariant-violated", """
 A declared `invariant` did not hold after a step: the rules broke a property the designer
@@ -820,6 +822,13 @@ class State:
                 rule_text = f" (in rule `{r.name}`, {r.where()})"
         return Diagnostic(code, message + rule_text, span)
 
+    def _past_limit(self, what: str) -> str:
+        """The R504 message: the file's own `at most N` or, when lower, the `turns` limit."""
+        if self.game.run_limits.turns < self.game.turn_limit:
+            return (f"the game went past the limit of {self.game.run_limits.turns} {what} in one game "
+                    f"(raise it with `--limit turns=N`)")
+        return f"the game went past its limit of {self.game.turn_limit} {what}"
+
     def _run(self) -> None:
         """Run instructions until a decision, a chance node or the end of the game."""
         procedures = self.game.procedures
@@ -932,10 +941,9 @@ class State:
                     frame[1] = pc + 1
                     if op == 11:
                         self.turn_number += 1
-                        if self.turn_number > self.game.turn_limit:
+                        if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
                             frame[1] = pc
-                            raise RuntimeFault(self._diagnostic(
-                                "R504", f"the game went past its limit of {self.game.turn_limit} turns"))
+                            raise RuntimeFault(self._diagnostic("R504", self._past_limit("turns")))
                         self.events.append((rule, "turn", self.player))
                         if self.used_once:
                             self.reset_once(("turn",))
@@ -955,9 +963,8 @@ class State:
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
                 elif op == 10:  # OP_CHECK_END
                     frame[1] = pc
-                    if a and self.round_number > self.game.turn_limit:
-                        raise RuntimeFault(self._diagnostic(
-                            "R504", f"the game went past its limit of {self.game.turn_limit} rounds"))
+                    if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):
+                        raise RuntimeFault(self._diagnostic("R504", self._past_limit("rounds")))
                     if self._game_ends(a):
                         return
                     pc += 1

@@ -406,3 +406,12 @@ def test_a_long_chain_of_variants_is_refused(tmp_path, capsys):
         code, out, err = main(capsys, *argv[:-1], tmp_path / argv[-1]) if argv[0] != "diff" else \
             main(capsys, "diff", tmp_path / "c0.rules", tmp_path / "c39.rules")
         assert code != 0 and "error[E106]" in out + err and "limit of 16 files" in out + err
+
+
+def test_the_turns_limit_caps_the_files_own_bound(tmp_path, capsys):
+    rules = tmp_path / "forever.rules"
+    rules.write_text(pig_like(header="at most 999999999999 turns").replace(
+        "game ends when turn_number >= 4", "game ends when turn_number < 0"))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--limit", "turns=30", "--log", tmp_path / "game.jsonl")
+    assert code == 1 and "error[R504]" in err and "limit of 30 turns" in err and "--limit turns=N" in err, err
