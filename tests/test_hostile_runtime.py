@@ -415,3 +415,31 @@ def test_the_turns_limit_caps_the_files_own_bound(tmp_path, capsys):
     code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
                         "--limit", "turns=30", "--log", tmp_path / "game.jsonl")
     assert code == 1 and "error[R504]" in err and "limit of 30 turns" in err and "--limit turns=N" in err, err
+
+
+def test_a_log_with_a_long_score_replays(tmp_path, capsys):
+    rules = tmp_path / "big.rules"
+    rules.write_text(pig_like(play="roll cup\n        score of player = " + "1" + "0" * 60))
+    log = tmp_path / "game.jsonl"
+    code, _, _ = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1", "--log", log)
+    assert code == 0
+    code, out, _ = main(capsys, "replay", log)
+    assert code == 0 and "reproduces: yes" in out
+
+
+@pytest.mark.parametrize(("value", "text"), [("1" + "0" * 1000, "error[E606]"), ("\u0661\u0662", "error[E108]")])
+def test_option_values_are_checked(value, text, capsys):
+    code, _, err = main(capsys, "run", ROOT / "examples" / "pig.rules", "--seats", "random,random", "--fast",
+                        "--option", f"target={value}")
+    assert code != 0 and text in err, err
+
+
+def test_an_int_option_is_not_a_boolean():
+    from rulelang.pipeline import _coerce
+    with pytest.raises(ValueError):
+        _coerce(True, 100)
+
+
+def test_simulate_refuses_zero_players(capsys):
+    code, _, err = main(capsys, "simulate", ROOT / "examples" / "pig.rules", "--games", "2", "--players", "0")
+    assert code == 2 and "not 0" in err
