@@ -837,6 +837,14 @@ class _Code:
             self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
                        help=f"use a new name: `let other_{name} = ...`")
             raise CompileError
+        # Pieces are shown and chosen as pieces: a list with numbers or labels in it, or players,
+        # would reach code that reads them as pieces.
+        if held in ("pieces", "zone", "zones") and (given in ("players", "subsets", "zonelist") or (
+                isinstance(node, n.ListExpr) and any(isinstance(item, n.Literal) and item.value is not None
+                                                     for item in node.items))):
+            self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
+                       help=f"use a new name: `let other_{name} = ...`")
+            raise CompileError
 
     def _s_Break(self, stmt, scope):
         if not self.loop_ends:

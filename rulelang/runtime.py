@@ -884,6 +884,9 @@ class State:
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
+                    if a.of_pieces and any(o.__class__ is not int for o in options):
+                        raise RuntimeFault(self._diagnostic(
+                            "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
                     if not options:
                         if a.otherwise < 0:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))

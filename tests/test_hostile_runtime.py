@@ -443,3 +443,11 @@ def test_an_int_option_is_not_a_boolean():
 def test_simulate_refuses_zero_players(capsys):
     code, _, err = main(capsys, "simulate", ROOT / "examples" / "pig.rules", "--games", "2", "--players", "0")
     assert code == 2 and "not 0" in err
+
+
+@pytest.mark.parametrize("value", ['[""]', "[1, 2]", "players"])
+def test_a_variable_of_pieces_keeps_holding_pieces(value, tmp_path):
+    shutil.copy(PICKOMINO, tmp_path / "pickomino.rules")
+    (tmp_path / "v.rules").write_text(f'extends "pickomino.rules"\n\nreplace rule next_lower_tile: offered = {value}\n')
+    _, diagnostics = analyse(str(tmp_path / "v.rules"))
+    assert [d.code for d in diagnostics if d.is_error] == ["E201"]
