@@ -111,9 +111,17 @@ def _total(values) -> int:
     return sum(v for v in values if v.__class__ is int)
 
 
+def _is_number(value) -> bool:
+    return value.__class__ is int
+
+
 def _extreme(pick, values):
     kept = [v for v in values if v is not None] if None in values else values
-    return pick(kept) if kept else None
+    try:
+        return pick(kept) if kept else None
+    except TypeError:  # labels among numbers: skipped, as `sum` skips them
+        numbers = list(filter(_is_number, kept))
+        return pick(numbers) if numbers else None
 
 
 def _extreme_item(best, pairs):
@@ -122,10 +130,14 @@ def _extreme_item(best, pairs):
     if None not in keys:
         if not keys:
             return None
-        return pairs[keys.index(max(keys) if best else min(keys))][1]
+        try:
+            return pairs[keys.index(max(keys) if best else min(keys))][1]
+        except TypeError:  # labels among numbers: their items count as having no key
+            pass
+    mixed = not all(map(_is_number, filter(None.__ne__, keys)))
     found, found_key = None, None
     for key, item in pairs:
-        if key is None:
+        if key is None or (mixed and key.__class__ is not int):
             continue
         if found_key is None or (key > found_key if best else key < found_key):
             found, found_key = item, key
@@ -159,8 +171,13 @@ def _owner(st, piece):
 
 
 def _sorted(pairs):
-    """Items of (key, item) pairs by key, smallest first; items without a key last; stable."""
-    return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
+    """Items of (key, item) pairs by key, smallest first; items without a key last; stable. Among
+    numbers, an item whose key is a label counts as having no key."""
+    try:
+        return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
+    except TypeError:
+        return [item for key, item in sorted(pairs, key=lambda pair: (pair[0].__class__ is not int,
+                                                                       pair[0] if pair[0].__class__ is int else 0))]
 
 
 def _get(column, piece):

@@ -7,6 +7,7 @@ import functools
 import itertools
 import math
 import random
+import re
 import weakref
 from fractions import Fraction
 from typing import Any
@@ -125,9 +126,23 @@ def describe_error(error: BaseException) -> str:
     message = str(error)
     if "integer string conversion" in message or "exceeds the limit" in message.lower():
         return "a number too large to show"
+    if "`" in message:  # raised by rulelang in the language's words
+        return message
     if "NoneType" in message:
-        return "a value is none here (the top of an empty zone, or a piece that is not there): " + message
+        return "a value is none here (the top of an empty zone, or a piece that is not there)"
+    compared = re.search(r"'(.+?)' not supported between instances of '(\w+)' and '(\w+)'", message)
+    if compared:
+        return (f"`{compared[1]}` cannot compare {_TYPE_WORDS.get(compared[2], 'a value')} with "
+                f"{_TYPE_WORDS.get(compared[3], 'a value')}")
+    if isinstance(error, TypeError | ValueError | IndexError | KeyError | AttributeError):
+        found = [word for name, word in _TYPE_WORDS.items() if f"'{name}'" in message or message.endswith(f" {name}")]
+        return "a value of the wrong kind here" + (f" ({' and '.join(found)})" if found else "")
     return message or f"invalid operation ({error.__class__.__name__})"
+
+
+# Python's names of the values rules compute, in the words of the language.
+_TYPE_WORDS = {"str": "a label", "int": "a number", "bool": "true or false", "list": "a list",
+               "NoneType": "none", "tuple": "a list"}
 
 
 def _kind_of(value: Any) -> str:

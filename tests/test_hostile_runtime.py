@@ -451,3 +451,21 @@ def test_a_variable_of_pieces_keeps_holding_pieces(value, tmp_path):
     (tmp_path / "v.rules").write_text(f'extends "pickomino.rules"\n\nreplace rule next_lower_tile: offered = {value}\n')
     _, diagnostics = analyse(str(tmp_path / "v.rules"))
     assert [d.code for d in diagnostics if d.is_error] == ["E201"]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('let m = max([1, "a", 5, none])\n        if m != 5:\n            let bad = 1 / 0', None),
+    ('let m = min(["a", 3, 2])\n        if m != 2:\n            let bad = 1 / 0', None),
+    ('let s = sorted(["b", 3, 1])\n        if first(s) != 1 or last(s) != "b":\n            let bad = 1 / 0', None),
+    ('let x = first(["a"])\n        if x < 3:\n            pass', "`<` cannot compare a label with a number"),
+    ('let x = first(["a"])\n        let s = seat(x)', "a value of the wrong kind here"),
+])
+def test_mixed_values_play_as_documented_or_fault_in_words(line, expected, tmp_path, capsys):
+    rules = tmp_path / "mixed.rules"
+    rules.write_text(pig_like(setup=line))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--log", tmp_path / "game.jsonl")
+    if expected is None:
+        assert code == 0, err
+    else:
+        assert code == 1 and expected in err and "(in rule `probe`" in err and "instances" not in err, err
