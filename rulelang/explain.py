@@ -10,6 +10,7 @@ from typing import Any
 from . import nodes as n
 from .diagnostics import CODES, did_you_mean
 from .model import GameDef
+from .source import printable
 
 
 class UnknownTopic(LookupError):
@@ -67,7 +68,7 @@ def explain_code(topic: str) -> str:
     if entry is None:
         hint = did_you_mean(topic.upper(), CODES) or \
             did_you_mean(topic.lower(), [c.name for c in CODES.values()])
-        raise UnknownTopic(f"no diagnostic code `{topic}`", hint or "rulelang explain lists every code")
+        raise UnknownTopic(f"no diagnostic code `{printable(topic)}`", hint or "rulelang explain lists every code")
     return f"{entry.code} {entry.name} ({entry.severity.value})\n\n{entry.explanation}"
 
 
@@ -252,7 +253,7 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             return f"{kind.category} `{kind.name}`: {kind_summary(kind)}"
     names = [r.name for r in game.rules] + [o.name for o in game.options] + \
         [z.name for z in game.zones] + [k.name for k in game.kinds]
-    raise UnknownTopic(f"{game.name} has no rule, option, zone or component `{topic}`",
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone or component `{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 
 

@@ -469,3 +469,10 @@ def test_mixed_values_play_as_documented_or_fault_in_words(line, expected, tmp_p
         assert code == 0, err
     else:
         assert code == 1 and expected in err and "(in rule `probe`" in err and "instances" not in err, err
+
+
+def test_invisible_characters_are_shown_escaped(capsys):
+    from rulelang.source import printable
+    assert printable("a\u200bb\ufeffc\u2028d\u2060") == "a\\u200bb\\ufeffc\\u2028d\\u2060"
+    code, out, err = main(capsys, "explain", "\x1b[2J\x1b]0;x\x07")
+    assert code != 0 and "\x1b" not in out + err and "\x07" not in out + err
