@@ -476,3 +476,11 @@ def test_invisible_characters_are_shown_escaped(capsys):
     assert printable("a\u200bb\ufeffc\u2028d\u2060") == "a\\u200bb\\ufeffc\\u2028d\\u2060"
     code, out, err = main(capsys, "explain", "\x1b[2J\x1b]0;x\x07")
     assert code != 0 and "\x1b" not in out + err and "\x07" not in out + err
+
+
+@pytest.mark.parametrize(("topic", "text"), [("total", "define `total`"), ("score", "counter `score`")])
+def test_explain_names_counters_and_defines(topic, text, tmp_path, capsys):
+    rules = tmp_path / "g.rules"
+    rules.write_text(pig_like().replace("\nsetup:", "\ndefine total = count(cup)\n\nsetup:"))
+    code, out, _ = main(capsys, "explain", topic, "--file", rules)
+    assert code == 0 and text in out and "g.rules:" in out
