@@ -463,7 +463,8 @@ def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> li
             hint = did_you_mean(bot, AGENTS)
             raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}"
                              + (f"; {hint}" if hint else ""))
-    players = players or (len(bots) if len(bots) > 1 else game.min_players)
+    if players is None:
+        players = len(bots) if len(bots) > 1 else game.min_players
     if len(bots) == 1:
         bots = bots * players
     if len(bots) != players:

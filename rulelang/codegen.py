@@ -111,9 +111,17 @@ def _total(values) -> int:
     return sum(v for v in values if v.__class__ is int)
 
 
+def _is_number(value) -> bool:
+    return value.__class__ is int
+
+
 def _extreme(pick, values):
     kept = [v for v in values if v is not None] if None in values else values
-    return pick(kept) if kept else None
+    try:
+        return pick(kept) if kept else None
+    except TypeError:  # labels among numbers: skipped, as `sum` skips them
+        numbers = list(filter(_is_number, kept))
+        return pick(numbers) if numbers else None
 
 
 def _extreme_item(best, pairs):
@@ -122,10 +130,14 @@ def _extreme_item(best, pairs):
     if None not in keys:
         if not keys:
             return None
-        return pairs[keys.index(max(keys) if best else min(keys))][1]
+        try:
+            return pairs[keys.index(max(keys) if best else min(keys))][1]
+        except TypeError:  # labels among numbers: their items count as having no key
+            pass
+    mixed = not all(map(_is_number, filter(None.__ne__, keys)))
     found, found_key = None, None
     for key, item in pairs:
-        if key is None:
+        if key is None or (mixed and key.__class__ is not int):
             continue
         if found_key is None or (key > found_key if best else key < found_key):
             found, found_key = item, key
@@ -159,8 +171,13 @@ def _owner(st, piece):
 
 
 def _sorted(pairs):
-    """Items of (key, item) pairs by key, smallest first; items without a key last; stable."""
-    return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
+    """Items of (key, item) pairs by key, smallest first; items without a key last; stable. Among
+    numbers, an item whose key is a label counts as having no key."""
+    try:
+        return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
+    except TypeError:
+        return [item for key, item in sorted(pairs, key=lambda pair: (pair[0].__class__ is not int,
+                                                                       pair[0] if pair[0].__class__ is int else 0))]
 
 
 def _get(column, piece):
@@ -221,8 +238,36 @@ def _items(st, items):
     st.work += len(items)
     if st.work > st.work_budget:
         raise LimitExceeded("R509", f"more work in one step than the limit of {st.work_budget} "
-                            "(items gone through by filters, counts, sums and sorts)")
+                            "(items gone through by filters, sums, sorts, `+`, `in`, `==` and moves)")
     return items
+
+
+def _concat(st, a, b):
+    """`a + b` of collections; both sizes count as work, so doubling a list meets the limit."""
+    st.work += len(a) + len(b)
+    if st.work > st.work_budget:
+        _items(st, ())
+    return a + b
+
+
+def _equal(st, a, b):
+    """`==` that counts the items of two lists it compares (lists of unequal size differ at once)."""
+    if a.__class__ is list and b.__class__ is list and len(a) == len(b):
+        _items(st, a)
+    return a == b
+
+
+def _freeze(value):
+    return tuple(map(_freeze, value)) if value.__class__ is list else value
+
+
+def _distinct(st, items):
+    """The items without repeats, first of each kept; groups (lists) among them compare by content."""
+    _items(st, items)
+    kept: dict = {}
+    for item in items:
+        kept.setdefault(_freeze(item), item)
+    return list(kept.values())
 
 
 def _mul(st, a, b):
@@ -385,7 +430,7 @@ class ExpressionCompiler:
             return f"st.zones[{e.code}]"
         if e.kind == "zones":
             z, x = self.fresh("z"), self.fresh("x")
-            return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
+            return f"_items(st, [{x} for {z} in {e.code} for {x} in st.zones[{z}]])"
         if e.kind in ("pieces", "values", "players", "subsets", "zonelist"):
             return e.code
         return f"_listify({e.code})"
@@ -679,7 +724,7 @@ class ExpressionCompiler:
             if right.kind not in COLLECTIONS and right.kind != "any":
                 self.error("E201", f"`{op}` needs a collection on its right, not {a_kind(right.kind)}", node.right)
                 raise CompileError
-            return Expr(f"({left.code} {op} {self.as_list(right)})", "bool", True)
+            return Expr(f"({left.code} {op} _items(st, {self.as_list(right)}))", "bool", True)
         if op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
             items, _ = self.collection_code(node.left, scope, slots)
             return Expr(f"(not {items})" if op == "is" else f"bool({items})", "bool", True)
@@ -690,6 +735,9 @@ class ExpressionCompiler:
             pass  # `x is none` asks whether there is a value at all, whatever its type
         elif left.kind in ("zone", "zones") or right.kind in ("zone", "zones"):
             a, b = self.as_list(left), self.as_list(right)
+        if op in ("==", "is", "!=", "is not") and (
+                left.kind in COLLECTIONS or right.kind in COLLECTIONS or left.kind == right.kind == "any"):
+            return Expr(f"({'' if op in ('==', 'is') else 'not '}_equal(st, {a}, {b}))", "bool", True)
         if op in ("==", "is"):
             return Expr(f"({a} == {b})", "bool", True)
         if op in ("!=", "is not"):
@@ -715,7 +763,7 @@ class ExpressionCompiler:
         if node.op == "+" and (left.kind in COLLECTIONS or right.kind in COLLECTIONS):
             kinds = {collection_type(left.kind), collection_type(right.kind)} - {"values"}
             kind = kinds.pop() if len(kinds) == 1 else "values"
-            return Expr(f"({self.as_list(left)} + {self.as_list(right)})", kind, True)
+            return Expr(f"_concat(st, {self.as_list(left)}, {self.as_list(right)})", kind, True)
         self._need_number(left.kind, node.left, f"`{node.op}`")
         self._need_number(right.kind, node.right, f"`{node.op}`")
         if node.op == "*":  # the one operator that makes numbers grow fast: checked
@@ -776,7 +824,7 @@ class ExpressionCompiler:
         if name in ("first", "last"):
             return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)
         if name == "distinct":
-            return Expr(f"list(dict.fromkeys({items}))", kind, True)
+            return Expr(f"_distinct(st, {items})", kind, True)
         if name == "subsets":
             return Expr(f"_subsets(st, {items})", "subsets", True)
         e = self.fresh("e")
@@ -803,12 +851,12 @@ class ExpressionCompiler:
         if len(args) == 1 and element == "piece" and name in ("sum", "max", "min"):
             # the values the pieces show, gathered without a Python loop
             column = self.attribute_code("value", "")[:-2]
-            values = f"list(map({column}.__getitem__, {items}))"
+            values = f"list(map({column}.__getitem__, _items(st, {items})))"
             if name == "sum":
                 return Expr(f"_total({values})", "int", True)
             return Expr(f"_extreme({name}, {values})", "int")
         if len(args) == 1 and element == "piece" and name in ("highest", "lowest"):
-            return Expr(f"_extreme_piece({name == 'highest'}, st, {items})", element)
+            return Expr(f"_extreme_piece({name == 'highest'}, st, _items(st, {items}))", element)
         if name == "count":
             if len(args) == 1:
                 return Expr(f"len({items})", "int", True)

@@ -815,6 +815,14 @@ class _Code:
             self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
                        help=f"use a new name: `let other_{name} = ...`")
             raise CompileError
+        # Pieces are shown and chosen as pieces: a list with numbers or labels in it, or players,
+        # would reach code that reads them as pieces.
+        if held in ("pieces", "zone", "zones") and (given in ("players", "subsets", "zonelist") or (
+                isinstance(node, n.ListExpr) and any(isinstance(item, n.Literal) and item.value is not None
+                                                     for item in node.items))):
+            self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
+                       help=f"use a new name: `let other_{name} = ...`")
+            raise CompileError
 
     def _s_Break(self, stmt, scope):
         if not self.loop_ends:
@@ -905,11 +913,14 @@ class _Code:
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
         pending = self.slots.new("(for items)")
         var = self.slots.new(stmt.var)
-        self.line(f"fr[{pending}] = list({items})")
+        # The items, copied once, and the place of the next: a new pair each time, never a changed
+        # one, since clones share it.
+        self.line(f"fr[{pending}] = (list(_items(st, {items})), 0)")
         step = self.compiler.procedure_function([
-            f"if not fr[{pending}]: return False",
-            f"fr[{var}] = fr[{pending}][0]",
-            f"fr[{pending}] = fr[{pending}][1:]",  # a new list: clones share the old one
+            f"_l, _i = fr[{pending}]",
+            "if _i >= len(_l): return False",
+            f"fr[{var}] = _l[_i]",
+            f"fr[{pending}] = (_l, _i + 1)",
             "return True",
         ])
         inner = Scope(scope)

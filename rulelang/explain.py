@@ -10,6 +10,7 @@ from typing import Any
 from . import nodes as n
 from .diagnostics import CODES, did_you_mean
 from .model import GameDef
+from .source import printable
 
 
 class UnknownTopic(LookupError):
@@ -40,6 +41,7 @@ LIMITS = {
     "expansion": ("syntax nodes of one use of a define, once expanded", "E605"),
     "number_digits": ("digits of an integer, written or computed", "E606, R511"),
     "work": ("units of work (instructions, items filtered) in one step", "R509"),
+    "turns": ("turns or rounds in one game; caps the file's own `at most N turns`", "R504"),
     "idle_actions": ("decisions and rolls in a row without a turn or round beginning", "R510"),
     "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
     "log_depth": ("nesting of JSON values in a log", "E701"),
@@ -66,7 +68,7 @@ def explain_code(topic: str) -> str:
     if entry is None:
         hint = did_you_mean(topic.upper(), CODES) or \
             did_you_mean(topic.lower(), [c.name for c in CODES.values()])
-        raise UnknownTopic(f"no diagnostic code `{topic}`", hint or "rulelang explain lists every code")
+        raise UnknownTopic(f"no diagnostic code `{printable(topic)}`", hint or "rulelang explain lists every code")
     return f"{entry.code} {entry.name} ({entry.severity.value})\n\n{entry.explanation}"
 
 
@@ -119,8 +121,10 @@ class RulesTree:
         self.own: tuple = tree.items if tree is not None else ()  # the file's items, unmerged
         merged, _ = resolve(tree, parse_file) if tree is not None else (None, [])
         self.rules: dict[str, n.Rule] = {}
+        self.defines: dict[str, n.DefineDecl] = {}
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
+            self.defines = {item.name: item for item in merged.items if isinstance(item, n.DefineDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
             for item in merged.items:
@@ -249,10 +253,26 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
     for kind in game.kinds:
         if kind.name == topic:
             return f"{kind.category} `{kind.name}`: {kind_summary(kind)}"
+    for counter in game.counters:
+        if counter.name == topic:
+            owner = "of each player" if counter.per_player else "shared"
+            return _declared(f"counter `{counter.name}`, {owner}, {counter.visibility}", counter.span)
+    defines = tree.defines if tree is not None else {}
+    if topic in defines:
+        return _declared(f"define `{topic}`", defines[topic].span)
     names = [r.name for r in game.rules] + [o.name for o in game.options] + \
-        [z.name for z in game.zones] + [k.name for k in game.kinds]
-    raise UnknownTopic(f"{game.name} has no rule, option, zone or component `{topic}`",
+        [z.name for z in game.zones] + [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines)
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter or define "
+                       f"`{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
+
+
+def _declared(title: str, span) -> str:
+    """A declaration's title, where it is, and its source lines."""
+    if span is None:
+        return title
+    source = rule_source(span.path, span.line)
+    return f"{title}  {span.path}:{span.line}" + (f"\n\n{source}" if source else "")
 
 
 def zone_summary(zone, game: GameDef | None = None) -> str:

@@ -42,7 +42,9 @@ from .limits import DEFAULT, Limits
 from .runtime import CHANCE, State
 
 LOG_VERSION = 1
-MAX_INT_DIGITS = 40  # no number in a valid log is longer (seeds, indices, face numbers)
+# The longest number a game may compute (the most `number_digits` allows) with its sign: scores
+# and option values in a log written by `run` are no longer.
+MAX_INT_DIGITS = 4_001
 
 register("E701", "invalid-log", """
 A game log that rulelang cannot use: not JSON lines, no `rulelang_log` header, or a field of

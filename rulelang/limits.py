@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from .source import printable
+
 
 @attrs.frozen
 class Limits:
@@ -20,6 +22,7 @@ class Limits:
     expansion: int = 100_000             # syntax nodes of one expression once defines are expanded
     number_digits: int = 1_000           # digits of an integer, written or computed
     work: int = 1_000_000                # units of work (instructions, items filtered) in one step
+    turns: int = 100_000                 # turns or rounds in one game; caps the file's `at most N turns`
     idle_actions: int = 10_000           # decisions and rolls without a turn or round beginning
     log_bytes: int = 50_000_000          # a game log read by replay or --resume
     log_depth: int = 20                  # nesting of JSON values in a log
@@ -27,6 +30,10 @@ class Limits:
     def replace(self, **changes: Any) -> Limits:
         return attrs.evolve(self, **changes)
 
+
+# Python writes integers of at most 4,300 digits (a guard against slow conversions); a number
+# that a game computes must still print in the log and the summary.
+MAXIMUM = {"number_digits": 4_000}
 
 LIMIT_NAMES = tuple(field.name for field in attrs.fields(Limits))
 DEFAULT = Limits()
@@ -38,12 +45,14 @@ def parse_limit(text: str) -> tuple[str, int]:
     name = name.strip().replace("-", "_")
     if not sep or name not in LIMIT_NAMES:
         raise ValueError(f"unknown limit `{text}`; limits: {', '.join(LIMIT_NAMES)}")
-    try:
-        number = int(value.strip().replace("_", ""))
-    except ValueError:
-        raise ValueError(f"limit `{name}` takes a whole number, not `{value}`") from None
+    digits = value.strip().replace("_", "")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"limit `{name}` takes a whole number, not `{printable(value)}`")
+    number = int(digits)
     if number < 1:
         raise ValueError(f"limit `{name}` must be at least 1")
+    if name in MAXIMUM and number > MAXIMUM[name]:
+        raise ValueError(f"limit `{name}` can be at most {MAXIMUM[name]}")
     return name, number
 
 

@@ -15,7 +15,7 @@ from .files import FileRefused, read_text
 from .limits import DEFAULT, Limits
 from .model import GameDef
 from .parser import parse
-from .source import Source
+from .source import Source, printable
 from .variants import resolve
 
 register("E107", "unreadable-file", """
@@ -58,7 +58,7 @@ def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = T
         return None, diagnostics
     if warnings:
         diagnostics += lint(merged)
-    option_values, option_problems = coerce_options(merged, options or {})
+    option_values, option_problems = coerce_options(merged, options or {}, limits.number_digits)
     diagnostics += option_problems
     game, compile_diagnostics = compile_game(merged, option_values, limits)
     diagnostics += compile_diagnostics
@@ -69,9 +69,10 @@ def analyse(path: str, options: dict[str, Any] | None = None, warnings: bool = T
     return game, diagnostics
 
 
-def coerce_options(tree: n.RulesFile, given: dict[str, Any]) -> tuple[dict[str, Any], list[Diagnostic]]:
+def coerce_options(tree: n.RulesFile, given: dict[str, Any],
+                   digits: int = DEFAULT.number_digits) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Convert option values (strings from a command line, or Python values) to the type of each
-    option's default."""
+    option's default; a number has at most ``digits`` digits, written in ASCII."""
     declared = {i.name: i for i in tree.items if isinstance(i, n.OptionDecl)}
     values: dict[str, Any] = {}
     problems: list[Diagnostic] = []
@@ -85,15 +86,21 @@ def coerce_options(tree: n.RulesFile, given: dict[str, Any]) -> tuple[dict[str, 
         default = declared[name].default
         try:
             values[name] = _coerce(raw, default)
+            if type(values[name]) is int and len(str(abs(values[name]))) > digits:
+                problems.append(Diagnostic("E606", f"option `{name}` has more digits than the limit of "
+                                           f"{digits}", declared[name].span))
+                continue
         except ValueError:
             problems.append(Diagnostic("E108", f"option `{name}` takes {type(default).__name__} values, "
-                                       f"not `{raw}`", declared[name].span))
+                                       f"not `{printable(str(raw))}`", declared[name].span))
     return values, problems
 
 
 def _coerce(raw: Any, default: Any) -> Any:
     if not isinstance(raw, str):
         if isinstance(default, bool) and not isinstance(raw, bool):
+            raise ValueError(raw)
+        if isinstance(default, int) and not isinstance(default, bool) and type(raw) is not int:
             raise ValueError(raw)
         return raw
     if isinstance(default, bool):
@@ -104,6 +111,9 @@ def _coerce(raw: Any, default: Any) -> Any:
             return False
         raise ValueError(raw)
     if isinstance(default, int):
+        text = raw.strip().removeprefix("-").removeprefix("+")
+        if not (text.isascii() and text.isdigit()) or len(text) > 4_300:
+            raise ValueError(raw)
         return int(raw)
     return raw
 

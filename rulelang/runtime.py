@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
 import random
+import re
 import weakref
 from fractions import Fraction
 from typing import Any
@@ -35,8 +37,10 @@ using an attribute of the top of an empty zone in arithmetic, or rolling pieces 
 dice. (Moving `none` does nothing: it is not a fault.) The message names the rule and its line.
 """)
 register("R504", "turn-limit", """
-The game went on past the number of turns (or rounds) its header allows (`at most N turns`).
-Either the rules cannot end, or the limit is too low for this game.
+The game went on past the number of turns (or rounds) its header allows (`at most N turns`),
+or past the `turns` limit (100,000 by default), which caps the header's number. Either the
+rules cannot end, or the limit is too low for this game: raise the header's number, or the
+limit with `--limit turns=N`.
 """)
 register("R505", "invariant-violated", """
 A declared `invariant` did not hold after a step: the rules broke a property the designer
@@ -55,7 +59,8 @@ names the rule that made the last such move.
 register("R509", "work-limit", """
 One step of the game (everything between two decisions or rolls) went through more items
 than the work limit allows (1,000,000 by default): filters, counts, sums and sorts over
-collections, nested in each other, add up. The message names the rule. Simplify the rule, or
+collections, `+`, `in`, `==` and `distinct` on them, `for each` and moves of pieces, nested in
+each other, add up. The message names the rule. Simplify the rule, or
 raise the limit with `--limit work=N` if a real game needs it.
 """)
 register("R510", "no-progress", """
@@ -121,9 +126,23 @@ def describe_error(error: BaseException) -> str:
     message = str(error)
     if "integer string conversion" in message or "exceeds the limit" in message.lower():
         return "a number too large to show"
+    if "`" in message:  # raised by rulelang in the language's words
+        return message
     if "NoneType" in message:
-        return "a value is none here (the top of an empty zone, or a piece that is not there): " + message
+        return "a value is none here (the top of an empty zone, or a piece that is not there)"
+    compared = re.search(r"'(.+?)' not supported between instances of '(\w+)' and '(\w+)'", message)
+    if compared:
+        return (f"`{compared[1]}` cannot compare {_TYPE_WORDS.get(compared[2], 'a value')} with "
+                f"{_TYPE_WORDS.get(compared[3], 'a value')}")
+    if isinstance(error, TypeError | ValueError | IndexError | KeyError | AttributeError):
+        found = [word for name, word in _TYPE_WORDS.items() if f"'{name}'" in message or message.endswith(f" {name}")]
+        return "a value of the wrong kind here" + (f" ({' and '.join(found)})" if found else "")
     return message or f"invalid operation ({error.__class__.__name__})"
+
+
+# Python's names of the values rules compute, in the words of the language.
+_TYPE_WORDS = {"str": "a label", "int": "a number", "bool": "true or false", "list": "a list",
+               "NoneType": "none", "tuple": "a list"}
 
 
 def _kind_of(value: Any) -> str:
@@ -639,24 +658,29 @@ class State:
             limited, kind_of = game.limited_kinds, self.pieces.kind
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule
+        self.work += len(pieces)
+        if self.work > self.work_budget:
+            raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
+                                f"(moving {len(pieces)} pieces)")
         zones, where = self.zones, self.where
         origins = list(map(where.__getitem__, pieces))
         source = zones[origins[0]] if origins else None
         if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
             source.clear()  # a whole zone, in its order
+        elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
+            gone = set(pieces)
+            for origin in set(origins):
+                zones[origin][:] = [p for p in zones[origin] if p not in gone]
         else:
             for p, origin in zip(pieces, origins):
                 zones[origin].remove(p)
         target = zones[to]
         sort_column = self.sort_columns[to]
         if sort_column is not None:
-            column = self.pieces.columns[sort_column]
+            # A sorted zone stays sorted (create sorts it too): each piece goes after its equals.
+            key = self.pieces.columns[sort_column].__getitem__
             for p in pieces:
-                key = column[p]
-                i = 0
-                while i < len(target) and column[target[i]] <= key:
-                    i += 1
-                target.insert(i, p)
+                bisect.insort_right(target, p, key=key)
                 where[p] = to
         else:
             for p in pieces:
@@ -841,6 +865,13 @@ class State:
                 rule_text = f" (in rule `{r.name}`, {r.where()})"
         return Diagnostic(code, message + rule_text, span)
 
+    def _past_limit(self, what: str) -> str:
+        """The R504 message: the file's own `at most N` or, when lower, the `turns` limit."""
+        if self.game.run_limits.turns < self.game.turn_limit:
+            return (f"the game went past the limit of {self.game.run_limits.turns} {what} in one game "
+                    f"(raise it with `--limit turns=N`)")
+        return f"the game went past its limit of {self.game.turn_limit} {what}"
+
     def _run(self) -> None:
         """Run instructions until a decision, a chance node or the end of the game."""
         procedures = self.game.procedures
@@ -897,6 +928,9 @@ class State:
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
+                    if a.of_pieces and any(o.__class__ is not int for o in options):
+                        raise RuntimeFault(self._diagnostic(
+                            "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
                     if not options:
                         if a.otherwise < 0:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
@@ -954,10 +988,9 @@ class State:
                     frame[1] = pc + 1
                     if op == 11:
                         self.turn_number += 1
-                        if self.turn_number > self.game.turn_limit:
+                        if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
                             frame[1] = pc
-                            raise RuntimeFault(self._diagnostic(
-                                "R504", f"the game went past its limit of {self.game.turn_limit} turns"))
+                            raise RuntimeFault(self._diagnostic("R504", self._past_limit("turns")))
                         self.events.append((rule, "turn", self.player))
                         if self.used_once:
                             self.reset_once(("turn",))
@@ -977,9 +1010,8 @@ class State:
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
                 elif op == 10:  # OP_CHECK_END
                     frame[1] = pc
-                    if a and self.round_number > self.game.turn_limit:
-                        raise RuntimeFault(self._diagnostic(
-                            "R504", f"the game went past its limit of {self.game.turn_limit} rounds"))
+                    if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):
+                        raise RuntimeFault(self._diagnostic("R504", self._past_limit("rounds")))
                     if self._game_ends(a):
                         return
                     pc += 1

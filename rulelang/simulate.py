@@ -85,7 +85,7 @@ class Stats:
         self.players = players
         self.returns: list[list[float]] = [[] for _ in range(players)]
         self.turns: list[int] = []
-        self.score_sums = [[0.0] * len(game.criteria) for _ in range(players)]
+        self.score_sums: list[list[int | float]] = [[0] * len(game.criteria) for _ in range(players)]
         self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
         self.endings: Counter[str] = Counter()
         # How the rules played out: times each triggered rule was set off, and each labelled
@@ -123,7 +123,7 @@ class Stats:
         for p in range(self.players):
             wins = sum(self.returns[p])
             share, (low, high) = win_share(self.returns[p])
-            averages = {name: (self.score_sums[p][k] / self.score_counts[p][k]
+            averages = {name: (_average(self.score_sums[p][k], self.score_counts[p][k])
                                if self.score_counts[p][k] else None)
                         for k, name in enumerate(criteria)}
             seats.append({"seat": p + 1, "bot": bots[p], "wins": wins, "share": share,
@@ -142,6 +142,18 @@ class Stats:
                         "where": d.span.where() if d.span else None} for s, d in faults],
             "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
         }
+
+
+def _average(total: int | float, count: int) -> int | float:
+    """The mean of scores summed exactly; one too large for a float stays a whole number."""
+    try:
+        return total / count
+    except OverflowError:
+        return total // count
+
+
+def _number_text(value: int | float) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 def win_share(returns: list[float]) -> tuple[float, tuple[float, float]]:
@@ -188,7 +200,7 @@ def format_report(r: dict) -> str:
         low, high = s["ci95"]
         rows.append([str(s["seat"]), s["bot"], f"{s['wins']:g}", f"{s['share']:.1%}",
                      f"{low:.1%} to {high:.1%}"] +
-                    ["—" if v is None else f"{v:.2f}" for v in s["scores"].values()])
+                    ["—" if v is None else _number_text(v) for v in s["scores"].values()])
     lines.append("")
     lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
     if r["endings"]:

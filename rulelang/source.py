@@ -100,7 +100,7 @@ _CONTROL_ESCAPES = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\x1b": "\\e"}
 
 def printable(text: str, keep_tabs: bool = False) -> str:
     """Text safe to write to a terminal: control characters (escape sequences, carriage returns,
-    bells, bidi overrides) shown escaped, e.g. ``\\x1b`` as ``\\e``, so that a rules file or a log
+    bells, bidi overrides, zero-width and invisible characters such as a BOM) shown escaped, e.g. ``\\x1b`` as ``\\e``, so that a rules file or a log
     written by someone else cannot redraw the screen. Everything a terminal shows (rule names,
     labels, source excerpts, piece names) goes through it."""
     out = []
@@ -108,8 +108,8 @@ def printable(text: str, keep_tabs: bool = False) -> str:
         code = ord(char)
         if char == "\t" and keep_tabs:
             out.append(char)
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or 0x202A <= code <= 0x202E \
-                or 0x2066 <= code <= 0x2069:
+        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or 0x200B <= code <= 0x200F \
+                or 0x2028 <= code <= 0x202E or 0x2060 <= code <= 0x2069 or code == 0xFEFF:
             out.append(_CONTROL_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
         else:
             out.append(char)

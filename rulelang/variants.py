@@ -16,7 +16,8 @@ A variant replaces, removes or places a rule next to a rule that its base file d
 The help line lists the base's rules with similar names.
 """)
 register("E106", "bad-extends", """
-`extends` names a file that cannot be read, or files extend each other in a circle.
+`extends` names a file that cannot be read, files extend each other in a circle, or a chain
+of variants is longer than 16 files.
 `extends` takes a path relative to the variant file, and must come first.
 """)
 
@@ -188,6 +189,11 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
     return n.RulesFile(variant.path, tuple(items), span=variant.span), diagnostics
 
 
+# Files in one chain of `extends`: each is read and merged in turn, so a long chain costs its
+# length times the file size, and real variants stay a few files deep.
+MAX_CHAIN = 16
+
+
 def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = (),
             root: str | Path | None = None) -> tuple[n.RulesFile | None, list[Diagnostic]]:
     """Follow ``extends`` (recursively) and merge; ``load`` parses a path. Every file extended
@@ -210,6 +216,9 @@ def resolve(tree: n.RulesFile, load: Loader, chain: tuple[str, ...] = (),
                                  help=refused.help)]
     if str(Path(base_path).resolve()) in chain:
         return None, [Diagnostic("E106", f"`{extends[0].path}` extends this file back: a circle", extends[0].span)]
+    if len(chain) + 2 > MAX_CHAIN:
+        return None, [Diagnostic("E106", f"a chain of variants longer than the limit of {MAX_CHAIN} files",
+                                 extends[0].span, help="merge some of the variants into one file")]
     base, diagnostics = load(base_path)
     if base is None:
         if diagnostics and diagnostics[0].code == "E601":

@@ -323,3 +323,164 @@ def test_the_resume_hint_names_the_rules_when_needed(tmp_path, monkeypatch, caps
 def test_a_log_that_cannot_be_written_is_a_clean_error(capsys):
     code, _, err = main(capsys, "run", PICKOMINO, "--seats", "random,random", "--fast", "--log", "/dev/full")
     assert code == 2 and "cannot write the log /dev/full: no space left on device" in err
+
+
+# ------------------------------------------------------------- red-team findings on main (8)
+def pig_like(setup: str = "pass", header: str = "at most 50 turns", play: str = "roll cup") -> str:
+    """A small game around the given setup lines, turn body and game header line."""
+    return f"""game "Probe":
+    players 2 to 2
+    {header}
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+zone a: shared pool, public
+zone b: shared pool, public
+counter score: per player = 0
+
+setup:
+    rule probe:
+        {setup}
+    rule one_die: create 1 d6 in cup
+
+turn:
+    rule play:
+        {play}
+
+end:
+    rule done: game ends when turn_number >= 4
+
+winner:
+    rule highest_score: most score of player
+"""
+
+
+def test_simulate_averages_scores_too_large_for_a_float(tmp_path, capsys):
+    rules = tmp_path / "big.rules"
+    big = " * ".join(["1" + "0" * 40] * 10)  # 401 digits, under the number_digits limit
+    rules.write_text(pig_like(play=f"roll cup\n        score of player = {big}"))
+    for fmt in ("text", "json"):
+        code, out, _ = main(capsys, "simulate", rules, "--games", "3", "--format", fmt)
+        assert code == 0 and "1" + "0" * 400 in out
+
+
+def test_number_digits_stays_printable(capsys):
+    code, _, err = main(capsys, "run", PICKOMINO, "--limit", "number_digits=5000")
+    assert code == 2 and "at most 4000" in err
+    code, _, err = main(capsys, "run", PICKOMINO, "--limit", "work=\u0661\u0660")
+    assert code == 2 and "whole number" in err
+
+
+WORK = {  # setup lines that each do unbounded work in one step unless every item counts
+    "move": "create 20000 d6 in a\n        let i = 0\n        while i < 1000:\n"
+            "            move a to b\n            move b to a\n            i += 1",
+    "concat": "let x = [1, 2]\n        let i = 0\n        while i < 40:\n            x = x + x\n            i += 1",
+    "distinct": "let x = [1, 2]\n        let i = 0\n        while i < 1000:\n            let d = distinct(x)\n"
+                "            x = x + [i]\n            i += 1",
+    "in": "let x = [0]\n        let i = 0\n        while i < 3000:\n            if -1 in x:\n                pass\n"
+          "            x = x + [i]\n            i += 1",
+    "equal": "let x = [0]\n        let i = 0\n        while i < 3000:\n            if x == x:\n                pass\n"
+             "            x = x + [i]\n            i += 1",
+    "for_each": "create 20000 d6 in a\n        for each d in a:\n            pass",
+}
+
+
+@pytest.mark.parametrize("name", list(WORK))
+def test_collection_work_counts_against_the_limit(name, tmp_path, capsys):
+    rules = tmp_path / f"{name}.rules"
+    rules.write_text(pig_like(setup=WORK[name]))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--limit", "work=10000")
+    assert code == 1 and "error[R509]" in err and "(in rule `probe`" in err, err
+
+
+def test_a_long_chain_of_variants_is_refused(tmp_path, capsys):
+    (tmp_path / "c0.rules").write_text(pig_like())
+    for k in range(1, 40):
+        (tmp_path / f"c{k}.rules").write_text(f'extends "c{k - 1}.rules"\n')
+    code, out, _ = main(capsys, "lint", tmp_path / "c15.rules")
+    assert code == 0, out
+    for argv in (["lint", "c39.rules"], ["diff", "c0.rules", "c39.rules"], ["explain", "play", "--file", "c39.rules"]):
+        code, out, err = main(capsys, *argv[:-1], tmp_path / argv[-1]) if argv[0] != "diff" else \
+            main(capsys, "diff", tmp_path / "c0.rules", tmp_path / "c39.rules")
+        assert code != 0 and "error[E106]" in out + err and "limit of 16 files" in out + err
+
+
+def test_the_turns_limit_caps_the_files_own_bound(tmp_path, capsys):
+    rules = tmp_path / "forever.rules"
+    rules.write_text(pig_like(header="at most 999999999999 turns").replace(
+        "game ends when turn_number >= 4", "game ends when turn_number < 0"))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--limit", "turns=30", "--log", tmp_path / "game.jsonl")
+    assert code == 1 and "error[R504]" in err and "limit of 30 turns" in err and "--limit turns=N" in err, err
+
+
+def test_a_log_with_a_long_score_replays(tmp_path, capsys):
+    rules = tmp_path / "big.rules"
+    rules.write_text(pig_like(play="roll cup\n        score of player = " + "1" + "0" * 60))
+    log = tmp_path / "game.jsonl"
+    code, _, _ = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1", "--log", log)
+    assert code == 0
+    code, out, _ = main(capsys, "replay", log)
+    assert code == 0 and "reproduces: yes" in out
+
+
+@pytest.mark.parametrize(("value", "text"), [("1" + "0" * 1000, "error[E606]"), ("\u0661\u0662", "error[E108]")])
+def test_option_values_are_checked(value, text, capsys):
+    code, _, err = main(capsys, "run", ROOT / "examples" / "pig.rules", "--seats", "random,random", "--fast",
+                        "--option", f"target={value}")
+    assert code != 0 and text in err, err
+
+
+def test_an_int_option_is_not_a_boolean():
+    from rulelang.pipeline import _coerce
+    with pytest.raises(ValueError):
+        _coerce(True, 100)
+
+
+def test_simulate_refuses_zero_players(capsys):
+    code, _, err = main(capsys, "simulate", ROOT / "examples" / "pig.rules", "--games", "2", "--players", "0")
+    assert code == 2 and "not 0" in err
+
+
+@pytest.mark.parametrize("value", ['[""]', "[1, 2]", "players"])
+def test_a_variable_of_pieces_keeps_holding_pieces(value, tmp_path):
+    shutil.copy(PICKOMINO, tmp_path / "pickomino.rules")
+    (tmp_path / "v.rules").write_text(f'extends "pickomino.rules"\n\nreplace rule next_lower_tile: offered = {value}\n')
+    _, diagnostics = analyse(str(tmp_path / "v.rules"))
+    assert [d.code for d in diagnostics if d.is_error] == ["E201"]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('let m = max([1, "a", 5, none])\n        if m != 5:\n            let bad = 1 / 0', None),
+    ('let m = min(["a", 3, 2])\n        if m != 2:\n            let bad = 1 / 0', None),
+    ('let s = sorted(["b", 3, 1])\n        if first(s) != 1 or last(s) != "b":\n            let bad = 1 / 0', None),
+    ('let x = first(["a"])\n        if x < 3:\n            pass', "`<` cannot compare a label with a number"),
+    ('let x = first(["a"])\n        let s = seat(x)', "a value of the wrong kind here"),
+])
+def test_mixed_values_play_as_documented_or_fault_in_words(line, expected, tmp_path, capsys):
+    rules = tmp_path / "mixed.rules"
+    rules.write_text(pig_like(setup=line))
+    code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
+                        "--log", tmp_path / "game.jsonl")
+    if expected is None:
+        assert code == 0, err
+    else:
+        assert code == 1 and expected in err and "(in rule `probe`" in err and "instances" not in err, err
+
+
+def test_invisible_characters_are_shown_escaped(capsys):
+    from rulelang.source import printable
+    assert printable("a\u200bb\ufeffc\u2028d\u2060") == "a\\u200bb\\ufeffc\\u2028d\\u2060"
+    code, out, err = main(capsys, "explain", "\x1b[2J\x1b]0;x\x07")
+    assert code != 0 and "\x1b" not in out + err and "\x07" not in out + err
+
+
+@pytest.mark.parametrize(("topic", "text"), [("total", "define `total`"), ("score", "counter `score`")])
+def test_explain_names_counters_and_defines(topic, text, tmp_path, capsys):
+    rules = tmp_path / "g.rules"
+    rules.write_text(pig_like().replace("\nsetup:", "\ndefine total = count(cup)\n\nsetup:"))
+    code, out, _ = main(capsys, "explain", topic, "--file", rules)
+    assert code == 0 and text in out and "g.rules:" in out
