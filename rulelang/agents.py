@@ -75,25 +75,33 @@ def evaluate(state: State, seat: int) -> float:
 
 class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
-    times, playing on at random (chance sampled with true probabilities) until the turn passes
+    times (fewer when there are many actions: ``budget`` rollouts in all, each at most
+    ``max_steps`` steps), playing on at random (chance sampled with true probabilities) until the turn passes
     to another seat, the round ends or the game ends, and scored with ``evaluate``. Try k of
     every action starts from the same ``view.sample_state``, the k-th: what the seat cannot see
     is drawn again, so the bot decides from what its seat has seen. Works for any rules file."""
 
     name = "mc"
 
-    def __init__(self, seed: int | None = None, rollouts: int = 24, max_steps: int = 400):
+    def __init__(self, seed: int | None = None, rollouts: int = 24, max_steps: int = 400,
+                 budget: int = 600):
         super().__init__(seed)
         self.rollouts = rollouts
         self.max_steps = max_steps
+        self.budget = budget  # rollouts in one decision, all actions together
 
     def choose(self, view: SeatView):
         actions = view.legal_actions
         if len(actions) == 1:
             return actions[0]
+        # Within the budget: fewer tries per action when there are many, and with more actions
+        # than the budget, a random choice of them is tried (a game of 2,000 options stays quick).
+        if len(actions) > self.budget:
+            actions = sorted(self.rng.sample(actions, self.budget))
+        tries = max(1, min(self.rollouts, self.budget // len(actions)))
         # One sample per rollout, shared by every action (common random numbers): the actions
         # are compared on the same guesses of what the seat cannot see, and sampling is paid once.
-        samples = [view.sample_state(self.rng) for _ in range(self.rollouts)]
+        samples = [view.sample_state(self.rng) for _ in range(tries)]
         best, best_value = actions[0], float("-inf")
         for action in actions:
             total = 0.0

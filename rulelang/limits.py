@@ -22,7 +22,7 @@ class Limits:
     expansion: int = 100_000             # syntax nodes of one expression once defines are expanded
     number_digits: int = 1_000           # digits of an integer, written or computed
     work: int = 1_000_000                # units of work (instructions, items filtered) in one step
-    turns: int = 100_000                 # turns or rounds in one game; caps the file's `at most N turns`
+    turns: int = 10_000                  # turns or rounds in one game; caps the file's `at most N turns`
     idle_actions: int = 10_000           # decisions and rolls without a turn or round beginning
     log_bytes: int = 50_000_000          # a game log read by replay or --resume
     log_depth: int = 20                  # nesting of JSON values in a log

@@ -38,7 +38,7 @@ dice. (Moving `none` does nothing: it is not a fault.) The message names the rul
 """)
 register("R504", "turn-limit", """
 The game went on past the number of turns (or rounds) its header allows (`at most N turns`),
-or past the `turns` limit (100,000 by default), which caps the header's number. Either the
+or past the `turns` limit (10,000 by default), which caps the header's number. Either the
 rules cannot end, or the limit is too low for this game: raise the header's number, or the
 limit with `--limit turns=N`.
 """)
