@@ -442,7 +442,7 @@ class SeatView:
 
     @property
     def labels(self) -> list[str]:
-        """The legal actions as text (`take: domino 25 from grill`), worked out when asked."""
+        """The legal actions as text (`PROMPT: PIECE from ZONE`), worked out when asked."""
         if self.__labels is None:
             state = self.__state
             self.__labels = [state.action_to_string(a, self.seat) for a in self.legal_actions] \
