@@ -37,6 +37,13 @@ Header lines (before the first section, in any order):
     How many players (default: the game's minimum).
 ``option: NAME=VALUE``
     An option of the game (repeatable); the value is read like a command-line value.
+``seed: N``
+    Chance the steps do not script is drawn at random from this seed: before any step but
+    ``roll`` and ``draw``, every pending chance node (a roll, a draw, a shuffle) is sampled
+    with its true probabilities; before a ``roll``, pending draws are. Without ``seed:``, every
+    chance node must be scripted. With it, ``given:`` can arrange what matters (the card on
+    top of a shuffled deck) and leave the rest to chance, and the scenario still plays the
+    same way each time.
 ``xfail: REASON``
     The scenario is known to fail (a bug in the rules or the engine, reported elsewhere);
     ``tests/test_scenarios.py`` marks it ``xfail(strict=True)`` with this reason.
@@ -106,6 +113,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import re
 import sys
 from pathlib import Path
@@ -159,6 +167,7 @@ class Scenario:
     players: int | None
     options: dict[str, str]
     xfail: str | None
+    seed: int | None
     given: tuple[int, int, int] | None     # lines (1-based) of `given:`, its first and last statement
     steps: tuple[Step, ...]
     expects: tuple[tuple[int, str], ...]    # (line, condition)
@@ -241,6 +250,10 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                 if not value.isdigit():
                     raise ScenarioError(path, number, f"`players:` takes a number, not `{value}`")
                 header["players"] = int(value)
+            elif name == "seed":
+                if not value.isdigit():
+                    raise ScenarioError(path, number, f"`seed:` takes a number, not `{value}`")
+                header["seed"] = int(value)
             elif name in ("game", "xfail"):
                 if name in header:
                     raise ScenarioError(path, number, f"a second `{name}:` line")
@@ -249,7 +262,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                 header[name] = value
             else:
                 raise ScenarioError(path, number, f"unknown key `{name}` (expected game, players, option, "
-                                    f"xfail, or a section: {', '.join(SECTIONS)})")
+                                    f"seed, xfail, or a section: {', '.join(SECTIONS)})")
             continue
         if section is None:
             raise ScenarioError(path, number, "an indented line outside any section")
@@ -265,7 +278,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         raise ScenarioError(path, None, "no `game:` line naming the rules file")
     return Scenario(
         path=path, title=title, game=header["game"], players=header.get("players"),
-        options=header["options"], xfail=header.get("xfail"),
+        options=header["options"], xfail=header.get("xfail"), seed=header.get("seed"),
         given=(given_header, given_lines[0], given_lines[-1]) if given_lines else None,
         steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
 
@@ -397,6 +410,7 @@ class _Runner:
         self.steps_run = 0
         self.expected_fault: str | None = None
         self.faulted_at: Step | None = None
+        self.rng = random.Random(scenario.seed) if scenario.seed is not None else None
 
     # -- failures
     def fail(self, message: str) -> None:
@@ -438,6 +452,7 @@ class _Runner:
         self.check_invariants("after the set-up and `given:`")
         for step in self.scenario.steps:
             self.step = step
+            self.sample_unscripted(step)
             getattr(self, "_" + step.kind.replace(" ", "_"))(step)
             self.steps_run += 1
         self.step = None
@@ -448,6 +463,14 @@ class _Runner:
             self.evaluate(line, text, "expected at the end")
         self.step = None
         self.check_events()
+
+    def sample_unscripted(self, step: Step) -> None:
+        """With `seed:`, chance the next step does not script is drawn from the seed."""
+        state = self.state
+        if self.rng is None or step.kind == "draw" or self.faulted_at is not None:
+            return
+        while state.current_player() == CHANCE and (step.kind != "roll" or state.prompt() == "draw"):
+            self.act(state.sample_chance(self.rng))
 
     def check_invariants(self, when: str) -> None:
         try:
