@@ -192,6 +192,15 @@ def _at(items, index):
     return items[index] if -len(items) <= index < len(items) else None
 
 
+def _take(items, count, from_end: bool) -> list:
+    """`first(C, N)` / `last(C, N)`: at most N items from one end, in C's order."""
+    if count.__class__ is not int:
+        raise ValueError(f"`first` and `last` take a number of items, not {count!r}")
+    if count <= 0:
+        return []
+    return list(items[-count:] if from_end else items[:count])
+
+
 def _listify(value):
     return value if isinstance(value, list) else [] if value is None else [value]
 
@@ -785,8 +794,7 @@ class ExpressionCompiler:
                        help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
             raise CompileError
         args = node.args
-        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
-                 "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
+        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
                  "all": (2, 2), "owner": (1, 1)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= arity[1]:
             expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
@@ -821,6 +829,12 @@ class ExpressionCompiler:
             raise CompileError
         items, kind = self.as_list(first), collection_type(first.kind)
         element = SINGLE_FOR.get(kind, "any")
+        if name in ("first", "last") and len(args) == 2:
+            count = self.code(args[1], scope, slots)
+            if count.kind not in ("int", "any"):
+                self.error("E201", f"`{name}(C, N)` needs a number N, not {a_kind(count.kind)}", args[1])
+                raise CompileError
+            return Expr(f"_take({items}, {count.code}, {name == 'last'})", kind, True)
         if name in ("first", "last"):
             return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)
         if name == "distinct":

@@ -339,3 +339,20 @@ def test_a_variable_is_not_the_last_option_a_where_tried(tmp_path):
         state.apply_action(state.legal_actions()[0])
     mine = state.zones[state.zone_index("mine")]
     assert [state.describe_piece(p) for p in mine] == ["ox 1"]
+
+
+def test_first_and_last_with_a_count_take_items_from_one_end(tmp_path):
+    rules = tmp_path / "take.rules"
+    rules.write_text(
+        'game "Take":\n    players 2 to 2\n'
+        "card c:\n    one for each number in 1 to 5\n"
+        "zone deck: shared pile, public\nzone hand: per player hand, public\n"
+        "setup:\n    rule deal:\n        create c in deck\n"
+        "        move last(deck, 2) to hand of seat(0)\n"
+        "        move first(deck, 10) to hand of seat(1)\n"
+        "        move first(hand of seat(1), 0) + last(hand of seat(1), -1) to deck\n"
+        "turn:\n    rule t: end game\n"
+        "winner:\n    rule w: most count(hand of player)\n")
+    state = rulelang.load(rules).new_initial_state(2)
+    names = [[state.describe_piece(p) for p in state.zones[state.zone_index("hand", seat)]] for seat in (0, 1)]
+    assert names == [["c 4", "c 5"], ["c 1", "c 2", "c 3"]]
