@@ -135,7 +135,7 @@ def _extreme_item(best, pairs):
             return pairs[keys.index(max(keys) if best else min(keys))][1]
         except TypeError:  # labels among numbers: their items count as having no key
             pass
-    mixed = not all(map(_is_number, filter(None.__ne__, keys)))
+    mixed = not all(_is_number(key) for key in keys if key is not None)
     found, found_key = None, None
     for key, item in pairs:
         if key is None or (mixed and key.__class__ is not int):
