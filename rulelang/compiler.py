@@ -503,8 +503,7 @@ class Compiler(ExpressionCompiler):
         index = code.slots.new("(turn index)")
 
         def reset(st, fr):
-            if start is not None:
-                st.first_player = st.turn_start(start(st, fr))
+            st.first_player = 0 if start is None else st.turn_start(start(st, fr))
             fr[index] = 0
 
         def next_seat(st, fr):
