@@ -24,7 +24,8 @@ NUMERIC = {"int", "bool"}
 COLLECTIONS = {"pieces", "zone", "zones", "values", "players", "subsets", "zonelist"}
 SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "any",
               "players": "player", "subsets": "pieces", "zonelist": "zone"}
-BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "player_count", "it")
+BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "round_number", "turn_number",
+                 "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner")
 DYNAMIC = ("face", "value", "number")
@@ -134,7 +135,7 @@ def _extreme_item(best, pairs):
             return pairs[keys.index(max(keys) if best else min(keys))][1]
         except TypeError:  # labels among numbers: their items count as having no key
             pass
-    mixed = not all(map(_is_number, filter(None.__ne__, keys)))
+    mixed = not all(_is_number(key) for key in keys if key is not None)
     found, found_key = None, None
     for key, item in pairs:
         if key is None or (mixed and key.__class__ is not int):
@@ -178,6 +179,64 @@ def _sorted(pairs):
     except TypeError:
         return [item for key, item in sorted(pairs, key=lambda pair: (pair[0].__class__ is not int,
                                                                        pair[0] if pair[0].__class__ is int else 0))]
+
+
+def _remaining(st):
+    """The players not out, in seat order."""
+    out = st.out
+    return [p for p in range(st.n) if p not in out] if out else list(range(st.n))
+
+
+def _turn_order(st):
+    """The players not out, in the order of the latest `each player takes a turn`."""
+    out, first, n = st.out, st.first_player, st.n
+    return [(first + i) % n for i in range(n) if (first + i) % n not in out]
+
+
+def _usable(keys):
+    """Which keys of one column rank: not none and, where numbers are among them, numbers
+    only (a label among numbers counts as no key, as `sum` skips it)."""
+    present = [k for k in keys if k is not None]
+    numbers = sum(1 for k in present if k.__class__ is int)
+    if numbers and numbers < len(present):
+        return [k.__class__ is int for k in keys]
+    try:
+        sorted(present)
+    except TypeError:  # labels and true/false: neither ranks
+        return [k.__class__ is int for k in keys]
+    return [k is not None for k in keys]
+
+
+def _ranked_item(best, rows):
+    """The item with the greatest (or least) first key among (keys, item) rows, ties broken by
+    the next key, and so on; the first in order when still tied. Items whose first key does not
+    rank are left out (none when no item is left); at a later key, a tied item whose key does not
+    rank loses to one whose key does, and when none of them has one, they stay tied."""
+    candidates = rows
+    for column in range(len(rows[0][0]) if rows else 0):
+        usable = _usable([keys[column] for keys, _ in candidates])
+        kept = [row for row, ranks in zip(candidates, usable) if ranks]
+        if not kept:
+            if column == 0:
+                return None
+            continue
+        target = (max if best else min)(keys[column] for keys, _ in kept)
+        candidates = [row for row in kept if row[0][column] == target]
+        if len(candidates) == 1:
+            break
+    return candidates[0][1] if candidates else None
+
+
+def _sorted_keys(rows):
+    """Items of (keys, item) rows ordered by the first key, then the next...; smallest first,
+    an item whose key does not rank (none; a label among numbers) after those whose key does;
+    equal keys keep their order."""
+    if not rows:
+        return []
+    columns = [_usable([keys[c] for keys, _ in rows]) for c in range(len(rows[0][0]))]
+    order = sorted(range(len(rows)), key=lambda r: tuple(
+        (False, rows[r][0][c]) if columns[c][r] else (True, 0) for c in range(len(columns))))
+    return [rows[r][1] for r in order]
 
 
 def _get(column, piece):
@@ -496,6 +555,8 @@ class ExpressionCompiler:
             "player": Expr("st.player", "player", True),
             "players": Expr("list(range(st.n))", "players", True),
             "others": Expr("[(st.player + _i) % st.n for _i in range(1, st.n)]", "players", True),
+            "remaining": Expr("_remaining(st)", "players", True),
+            "turn_order": Expr("_turn_order(st)", "players", True),
             "round_number": Expr("st.round_number", "int", True),
             "turn_number": Expr("st.turn_number", "int", True),
             "player_count": Expr("st.n", "int", True),
@@ -794,10 +855,12 @@ class ExpressionCompiler:
                        help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
             raise CompileError
         args = node.args
-        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
-                 "all": (2, 2), "owner": (1, 1)}.get(name, (1, 2))
-        if not arity[0] <= len(args) <= arity[1]:
-            expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
+        arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
+                 "subsets": (1, 1), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
+                 "lowest": (1, None), "sorted": (1, None)}.get(name, (1, 2))
+        if not arity[0] <= len(args) <= (arity[1] or len(args)):
+            expected = str(arity[0]) if arity[0] == arity[1] else \
+                f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
             self.error("E104", f"`{name}` takes {expected} argument(s), not {len(args)}", node)
             raise CompileError
         if name == "seat":
@@ -842,6 +905,17 @@ class ExpressionCompiler:
         if name == "subsets":
             return Expr(f"_subsets(st, {items})", "subsets", True)
         e = self.fresh("e")
+        if len(args) > 2:  # ranking keys: the first, then tie-breaks
+            inner = Scope(scope, element=(e, element))
+            self.bound.append(e)
+            try:
+                keys = ", ".join(self.code(key, inner, slots).code for key in args[1:])
+            finally:
+                self.bound.pop()
+            rows = f"[(({keys}), {e}) for {e} in _items(st, {items})]"
+            if name == "sorted":
+                return Expr(f"_sorted_keys({rows})", kind, True)
+            return Expr(f"_ranked_item({name == 'highest'}, {rows})", element)
         if len(args) == 2:
             inner = Scope(scope, element=(e, element))
             self.bound.append(e)

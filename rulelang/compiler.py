@@ -495,24 +495,41 @@ class Compiler(ExpressionCompiler):
         code.emit(m.OP_RETURN)
         return code.finish()
 
-    def _emit_take_turns(self, code: _Code) -> None:
+    def _emit_take_turns(self, code: _Code, start: Any = None) -> None:
+        """The turns of a round: every player not out, in seat order from ``start`` (a
+        function giving the starting seat; None: seat 0), wrapping around. The start is kept in
+        ``st.first_player`` (what `turn_order` reads); a player eliminated during the round
+        skips the turn they had left. When every player is out, the game ends here."""
         index = code.slots.new("(turn index)")
 
         def reset(st, fr):
+            st.first_player = 0 if start is None else st.turn_start(start(st, fr))
             fr[index] = 0
 
-        def choose_seat(st, fr):
-            st.player = (st.first_player + fr[index]) % st.n
-            fr[index] += 1
+        def next_seat(st, fr):
+            while fr[index] < st.n:
+                seat = (st.first_player + fr[index]) % st.n
+                fr[index] += 1
+                if seat not in st.out:
+                    st.player = seat
+                    return True
+            return False
 
+        def everyone_out(st, fr):
+            st.events.append((code_rule, "everyone out", None))
+
+        code_rule = code.rule
         code.emit(m.OP_EXEC, reset)
+        all_out, end = code.label(), code.label()
+        code.emit(m.OP_JUMP_IF_NOT, lambda st, fr: len(st.out) < st.n, all_out)
         top = code.here()
-        end = code.label()
-        code.emit(m.OP_JUMP_IF_NOT, lambda st, fr: fr[index] < st.n, end)
-        code.emit(m.OP_EXEC, choose_seat)
+        code.emit(m.OP_JUMP_IF_NOT, next_seat, end)
         code.emit(m.OP_TURN, self.proc_index["turn"])
         code.emit(m.OP_CHECK_END, False)
         code.emit(m.OP_JUMP, top)
+        code.place(all_out)
+        code.emit(m.OP_EXEC, everyone_out)
+        code.emit(m.OP_END_GAME)
         code.place(end)
 
     def _compile_procedure(self, name: str, decl: n.Section | n.ProcedureDecl | None, kind: str) -> m.Procedure:
@@ -861,7 +878,23 @@ class _Code:
         if self.section != "round":
             self.error("E301", "`each player takes a turn` belongs in the `round` section", stmt)
             return
-        self.compiler._emit_take_turns(self)
+        start = None
+        if stmt.start is not None:
+            first = self.code_of(stmt.start, scope)
+            if first.kind not in ("player", "int", "any"):
+                self.error("E201", f"`starting with` needs a player, not {a_kind(first.kind)}", stmt.start,
+                           help="name one player, such as `seat(round_number - 1)`")
+                raise CompileError
+            start = self.compiler.function(first.code)
+        self.compiler._emit_take_turns(self, start)
+
+    def _s_Eliminate(self, stmt, scope):
+        who = self.code_of(stmt.players, scope)
+        if who.kind not in ("player", "players", "int", "values", "any"):
+            self.error("E201", f"`eliminate` needs a player or players, not {a_kind(who.kind)}", stmt.players,
+                       help="name players, such as `eliminate player` or `eliminate players where ...`")
+            raise CompileError
+        self.line(f"st.eliminate({who.code}, {self.rule})")
 
     def _s_GameEnds(self, stmt, scope):
         self.error("E301", "`game ends when ...` belongs in the `end` section", stmt,

@@ -36,7 +36,7 @@ def _level(level: int, me: bool = False) -> Value:
 
 _PUBLIC = _level(PUBLIC)
 _WORST = _level(PRIVATE)
-_PLAYER_NAMES = ("players", "others", "round_number", "turn_number", "player_count")
+_PLAYER_NAMES = ("players", "others", "remaining", "turn_order", "round_number", "turn_number", "player_count")
 
 
 class HiddenValues:
@@ -156,8 +156,8 @@ class HiddenValues:
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
         level = first.level
-        if len(node.args) == 2:  # a condition or a key, about each item
-            level = max(level, self.expr(node.args[1], env, _level(first.level)).level)
+        for key in node.args[1:]:  # a condition or keys (a ranking's tie-breaks), about each item
+            level = max(level, self.expr(key, env, _level(first.level)).level)
         return _level(level)
 
     def _x_Attribute(self, node, env, element):

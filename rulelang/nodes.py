@@ -233,7 +233,17 @@ class Do(Node):
 
 @attrs.frozen
 class TakeTurns(Node):
-    """``each player takes a turn``: every player, in seat order, runs the ``turn`` section."""
+    """``each player takes a turn[, starting with START]``: every player who is not out, in
+    seat order from ``start`` (None: seat 0) on, runs the ``turn`` section."""
+
+    start: Node | None = None
+
+
+@attrs.frozen
+class Eliminate(Node):
+    """``eliminate players``: a player, or a collection of players, is out for the rest of the game."""
+
+    players: Node
 
 
 @attrs.frozen

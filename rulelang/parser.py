@@ -837,7 +837,13 @@ class AstBuilder(Transformer):
         return n.Do(str(children[0]), span=self._span(meta))
 
     def turns_stmt(self, meta, children):
-        return n.TakeTurns(span=self._span(meta))
+        return n.TakeTurns(children[0], span=self._span(meta))
+
+    def turns_start(self, meta, children):
+        return children[0]
+
+    def eliminate_stmt(self, meta, children):
+        return n.Eliminate(children[0], span=self._span(meta))
 
     def doc_stmt(self, meta, children):
         return n.Doc(_unquote(children[0]), span=self._span(meta))

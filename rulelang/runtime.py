@@ -153,6 +153,10 @@ def _kind_of(value: Any) -> str:
     return "a label" if isinstance(value, str) else f"a {type(value).__name__}"
 
 
+def _named(value: Any) -> str:
+    return "none" if value is None else str(value) if value.__class__ is int else _kind_of(value)
+
+
 def _code_of(error: BaseException) -> str:
     return error.code if isinstance(error, LimitExceeded) else "R503"
 SEE_NOTHING, SEE_COUNT, SEE_PIECES = 0, 1, 2  # what a viewer sees of a zone: State.sight
@@ -212,7 +216,8 @@ class State:
         self.counter_base = game.shared_counter_count
         self.counters: list[Any] = []
         self.player = 0
-        self.first_player = 0
+        self.first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
+        self.out: frozenset[int] = frozenset()  # players eliminated; replaced, never changed
         self.round_number = 0
         self.turn_number = 0
         self.frames: list[list] = []
@@ -794,6 +799,23 @@ class State:
         if self.tracing:
             self.events.append((rule, "set", (index, value, is_seat)))
 
+    def eliminate(self, who: Any, rule: int) -> None:
+        """`eliminate`: a player, or a list of players, is out for the rest of the game;
+        one already out stays out, silently."""
+        for seat in who if isinstance(who, list) else [who]:
+            if seat.__class__ is not int or not 0 <= seat < self.n:
+                raise ValueError(f"`eliminate` names {_named(seat)}, which is not a player of this game")
+            if seat not in self.out:
+                self.out = self.out | {seat}
+                if self.tracing:
+                    self.events.append((rule, "out", seat))
+
+    def turn_start(self, seat: Any) -> int:
+        """The seat a `starting with` names (a number wraps around, as `seat(i)` does)."""
+        if seat.__class__ is not int:
+            raise ValueError(f"`starting with` names {_named(seat)}, which is not a player of this game")
+        return seat % self.n
+
     def _apply_roll(self, pending: tuple, outcome) -> None:
         groups = pending[2]
         if len(groups) == 1 and outcome.__class__ is tuple and len(outcome) == 1:  # one kind of dice
@@ -1167,6 +1189,7 @@ class State:
             "turn": self.turn_number,
             "zones": zones,
             "counters": counters,
+            "out": sorted(self.out),
         }
 
     def sees_score(self, criterion: int, viewer: int | None | str, row: int | None = None) -> bool:
@@ -1193,6 +1216,8 @@ class State:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in zone["kinds"].items())
                 lines.append(f"{name}: {zone['count']} hidden" + (f" ({kinds})" if kinds else ""))
         lines.extend(f"{name} = {_value_text(value)}" for name, value in seen["counters"].items())
+        if seen["out"]:
+            lines.append("out: " + ", ".join(f"player {p + 1}" for p in seen["out"]))
         return "\n".join(lines)
 
     def information_state_string(self, seat: int | None | str) -> str:
@@ -1341,6 +1366,10 @@ class State:
             text = f"player {payload + 1}'s turn ends"
         elif kind == "round":
             text = f"round {payload}"
+        elif kind == "out":
+            text = f"player {payload + 1} is out"
+        elif kind == "everyone out":
+            text = "every player is out"
         elif kind == "game over":
             text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "set" and not self.sees_counter(payload[0], viewer):

@@ -166,7 +166,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     # A winner criterion that reads what not every seat sees shows `?` until the game ends.
     scores = state.scores()
     for p in range(state.n):
-        row = [f"{p + 1} {seats[p]}"]
+        row = [f"{p + 1} {seats[p]}" + (" (out)" if p in seen.get("out", ()) else "")]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
         row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]

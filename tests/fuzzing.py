@@ -36,13 +36,13 @@ LAYOUT = ["\n", "\n", "\n    ", "\n        ", "\n    ", "    ", "\t", "\\\n", "#
 ODD = ["'", ";", "{", "\"", "\"text\"", "\"unterminated", "1", "36", "-", "é", "\r\n", "\x00",
        "\ufeff", "\x1b[31m", "\"\\\\n\"", "99999999999999999999", "0"]
 
-BUILTIN_NAMES = ["player", "players", "others", "round_number", "turn_number", "player_count",
-                 "it", "moved", "moved_from", "moved_to"]
+BUILTIN_NAMES = ["player", "players", "others", "remaining", "turn_order", "round_number", "turn_number",
+                 "player_count", "it", "moved", "moved_from", "moved_to"]
 # name: (least, most) arguments, from docs/language.md 2.16
-BUILTIN_FUNCTIONS = {"count": (1, 2), "sum": (1, 2), "max": (1, 2), "min": (1, 2), "highest": (1, 2),
-                     "lowest": (1, 2), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
+BUILTIN_FUNCTIONS = {"count": (1, 2), "sum": (1, 2), "max": (1, 2), "min": (1, 2), "highest": (1, 3),
+                     "lowest": (1, 3), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
                      "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
-                     "all": (2, 2), "seat": (1, 1), "sorted": (1, 2), "owner": (1, 1), "abs": (1, 1)}
+                     "all": (2, 2), "seat": (1, 1), "sorted": (1, 3), "owner": (1, 1), "abs": (1, 1)}
 BUILTIN_ATTRIBUTES = ["face", "value", "number", "kind"]  # docs/language.md 2.4, 2.5
 LITERALS = ["true", "false", "none", "empty", '"text"', '""']
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is",

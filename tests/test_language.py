@@ -1,0 +1,142 @@
+"""Turn flow and rankings, from small rules files in tests/language/ (see docs/language.md 2.9,
+2.12, 2.16, 2.17): each file's invariants hold after its set-up and through random games, and
+a file with a ``NAME.trace`` plays, as it is created, exactly that trace (``UPDATE_GOLDEN=1``
+rewrites the traces from the current output: then review the diff)."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang import CHANCE, cli
+from rulelang.diagnostics import RuntimeFault
+from rulelang.tui import Style, render_board
+
+HERE = Path(__file__).resolve().parent
+CASES = sorted((HERE / "language").glob("*.rules"))
+TRACES = sorted((HERE / "language").glob("*.trace"))
+KNOCKOUT = HERE / "scenarios" / "engine" / "knockout.rules"
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])
+def test_invariants_hold(path):
+    game = rulelang.load(path)
+    for seed in range(3):
+        state = game.new_initial_state(game.max_players)
+        rng = random.Random(seed)
+        assert state.check_invariants() == []
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            assert state.check_invariants() == []
+
+
+@pytest.mark.parametrize("trace", TRACES, ids=[p.name for p in TRACES])
+def test_trace(trace, monkeypatch):
+    monkeypatch.chdir(HERE)
+    game = rulelang.load(Path("language") / trace.with_suffix(".rules").name)
+    state = game.new_initial_state(game.max_players)
+    text = "\n".join(state.event_lines() + ["--", state.observation_string(None)]) + "\n"
+    if os.environ.get("UPDATE_GOLDEN"):
+        trace.write_text(text, encoding="utf-8")
+    assert text == trace.read_text(encoding="utf-8")
+
+
+def _game(tmp_path: Path, body: str, name: str = "g.rules"):
+    path = tmp_path / name
+    path.write_text('game "G":\n    players 2 to 3\n\ncounter points: per player = 0\n\n' + body
+                    + "\nwinner:\n    rule w: most points of player\n", encoding="utf-8")
+    return rulelang.load(path)
+
+
+@pytest.mark.parametrize(("statement", "named"), [
+    ("eliminate player + 5", "names 5"),
+    ("eliminate [player, 7]", "names 7"),
+    ("eliminate first(players where false)", "names none"),
+])
+def test_eliminating_what_is_no_player_faults(tmp_path, statement, named):
+    game = _game(tmp_path, f"turn:\n    rule knock:\n        {statement}\n")
+    with pytest.raises(RuntimeFault) as caught:
+        game.new_initial_state(2)
+    d = caught.value.diagnostic
+    assert d.code == "R503" and named in d.message and "which is not a player of this game" in d.message
+    assert "(in rule `knock`, " in d.message and d.span.where().endswith(":8:9")
+
+
+def test_starting_with_none_faults(tmp_path):
+    game = _game(tmp_path, "round:\n    rule r: pass\n    each player takes a turn, starting with first(players where false)\n"
+                 "turn:\n    rule t: pass\n")
+    with pytest.raises(RuntimeFault) as caught:
+        game.new_initial_state(2)
+    assert "`starting with` names none" in caught.value.diagnostic.message
+
+
+def test_starting_seat_wraps_around(tmp_path):
+    game = _game(tmp_path, "round:\n    rule r: pass\n    each player takes a turn, starting with player_count + 1\n"
+                 "turn:\n    rule t: points of player += turn_number\n"
+                 "end:\n    rule e: game ends after a round when true\n")
+    state = game.new_initial_state(3)
+    assert [line.split("  ")[0] for line in state.event_lines() if line.startswith("turn of")] == [
+        "turn of player 2", "turn of player 3", "turn of player 1"]
+
+
+def _knockout_until_someone_is_out():
+    state = rulelang.load(KNOCKOUT).new_initial_state(3)
+    for face in (4, 4, 1):
+        state.apply_action(state.outcome_from_labels([face]))
+    return state
+
+
+def test_clones_share_the_out_set_until_one_changes():
+    state = _knockout_until_someone_is_out()
+    assert state.out == {2}
+    copy = state.clone()
+    assert copy.out is state.out
+    copy.eliminate(0, -1)
+    assert state.out == {2} and copy.out == {0, 2}
+
+
+def test_what_each_seat_sees_of_players_who_are_out():
+    state = _knockout_until_someone_is_out()
+    for viewer in (None, 0, 2, "all"):
+        assert state.observation(viewer)["out"] == [2]
+        assert "out: player 3" in state.observation_string(viewer).splitlines()
+        assert "player 3 is out  [result, " in state.information_state_string(viewer)
+    board = render_board(state, ["you", "random", "mc"], 0, Style(False))
+    assert "3 mc (out)" in board and "1 you (out)" not in board
+    fresh = rulelang.load(KNOCKOUT).new_initial_state(3)
+    assert fresh.observation(0)["out"] == [] and "out:" not in fresh.observation_string(0)
+
+
+def test_a_log_with_players_out_replays_and_resumes(tmp_path, capsys):
+    log = tmp_path / "knockout.jsonl"
+    assert cli.main(["run", str(KNOCKOUT), "--seats", "random,random,random", "--seed", "3", "--fast",
+                     "--log", str(log)]) == 0
+    lines = log.read_text().splitlines()
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    assert cli.main(["run", "--resume", str(cut), "--fast"]) == 0
+    assert cut.read_text().splitlines() == lines
+
+
+def _choice_private(game) -> bool:
+    for proc in game.procedures:
+        for op, a, _, _ in proc.code:
+            if op == 3:  # OP_CHOOSE
+                return a.private
+    raise AssertionError("no choice")
+
+
+@pytest.mark.parametrize(("key", "private"), [("0", False), ("sum(hand of it)", True)])
+def test_a_tie_break_key_counts_for_what_a_choice_reveals(tmp_path, key, private):
+    game = _game(tmp_path, "die d6:\n    faces 1 to 6\n\nzone hand: per player pool, owner only\n\n"
+                 f"turn:\n    rule pick:\n        choose p from [highest(players, 0, {key})] as \"pick\"\n"
+                 "        points of p += 1\n        end game\n")
+    assert _choice_private(game) is private
