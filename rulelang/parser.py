@@ -881,8 +881,12 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, chooser, prompt, otherwise = children
-        return n.Choose(str(var), options, where, chooser, prompt, otherwise, span=self._span(meta))
+        var, options, where, chooser, prompt, then, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, span=self._span(meta))
+
+    def then_choose(self, meta, children):
+        var, options, where, prompt = children
+        return n.ThenChoose(str(var), options, where, prompt, span=self._span(meta))
 
     def choose_where(self, meta, children):
         return children[0]
