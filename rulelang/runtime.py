@@ -380,6 +380,8 @@ class State:
                     # from what not every seat sees (`private`), -1: the chooser only
                     first = value if spec.then is None else value[0]
                     seen_in = self.where[first] if spec.of_pieces else -1 if spec.private else None
+                    if spec.then is not None and spec.private:
+                        seen_in = -1  # a parameter from what not every seat sees: the chooser's own
                     if spec.of_pieces and seen_in >= self.piece_zone_base and \
                             self.zone_of(seen_in)[0].visibility in ("public", "top only"):
                         seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
