@@ -270,24 +270,29 @@ def _distinct(st, items):
     return list(kept.values())
 
 
-def _position(st, items, x):
-    """Where x lies in items, counting from 0 (none if absent); when x is a list, the positions
-    of the items that are in it, in order."""
+def _position(st, items, x, single: bool = False):
+    """Where x lies in items, counting from 0 (none if absent); when x is a list (and not
+    ``single``: one group among groups), the positions of the items that are in it, in order."""
     _items(st, items)
-    if x.__class__ is not list:
+    if single or x.__class__ is not list:
         return items.index(x) if x in items else None
     _items(st, x)
     try:
         wanted = set(x)
-    except TypeError:  # groups among the items: compared by content
-        wanted = list(x)
-    return [i for i, item in enumerate(items) if item in wanted]
+        return [i for i, item in enumerate(items) if item in wanted]
+    except TypeError:  # groups among the items: compared by content, each with each
+        _items(st, range(len(items) * len(x)))
+        return [i for i, item in enumerate(items) if item in x]
 
 
-def _runs(st, keys, step):
-    """The maximal runs of two or more neighbours whose keys are equal (step None) or go up by
-    step, each a list of positions; a key that is none (or a label, with a step) breaks a run."""
+def _runs(st, keys, step, stepped: bool = False):
+    """The maximal runs of two or more neighbours whose keys are equal (not ``stepped``) or go
+    up by step, each a list of positions; a key that is none (or a label, with a step) breaks a run."""
     _items(st, keys)
+    if stepped and step.__class__ is not int:
+        raise TypeError(f"the step of `runs` needs a number, not {'none' if step is None else 'a label'}")
+    if not stepped:
+        step = None
     runs, run = [], [0]
     for i in range(1, len(keys) + 1):
         if i < len(keys) and _follows(keys[i - 1], keys[i], step):
@@ -878,13 +883,15 @@ class ExpressionCompiler:
             return Expr(f"_subsets(st, {items})", "subsets", True)
         if name == "position":
             x = self.code(args[1], scope, slots)
+            if kind == "subsets" and x.kind == "pieces":  # one group among groups
+                return Expr(f"_position(st, {items}, {x.code}, True)", "int")
             if x.kind in COLLECTIONS:
                 return Expr(f"_position(st, {items}, {self.as_list(x)})", "values", True)
             return Expr(f"_position(st, {items}, {x.code})", "any" if x.kind == "any" else "int")
         step = None
         if name == "runs" and len(args) == 3:
             step = self.code(args[2], scope, slots)
-            if step.kind not in NUMERIC and step.kind not in ("any", "player"):
+            if step.kind not in ("int", "any", "player"):
                 self.error("E201", f"the step of `runs` needs a number, not {a_kind(step.kind)}", args[2],
                            help="`runs(C, ATTR, 1)` finds runs going up by one")
                 raise CompileError
@@ -935,5 +942,6 @@ class ExpressionCompiler:
         if name == "pairs":
             return Expr(f"_pairs(st, [{per_item} {generator}])", "int", True)
         if name == "runs":
-            return Expr(f"_runs(st, [{per_item} {generator}], {step.code if step else None})", "values", True)
+            stepped = f"{step.code}, True" if step else "None"
+            return Expr(f"_runs(st, [{per_item} {generator}], {stepped})", "values", True)
         return Expr(f"_extreme_item({name == 'highest'}, [({per_item}, {e}) {generator}])", element)
