@@ -22,10 +22,13 @@ spelt alike.
 register("E102", "duplicate-name", """
 Two declarations, or two rules, share a name. Every zone, component, counter, option,
 define, procedure and rule needs its own name, so that variants and messages can refer to it.
+The two parts of a choice with a parameter (`choose q from ... then choose n from ...`) need
+two names too.
 """)
 register("E103", "unknown-function", """
 A call to a function that is neither built in (count, sum, max, min, highest, lowest, top,
-bottom, first, last, distinct, subsets, any, all, seat, abs) nor a `define`.
+bottom, first, last, distinct, subsets, any, all, seat, abs, position, runs, pairs) nor a
+`define`.
 """)
 register("E104", "wrong-arguments", """
 A function or define is called with the wrong number of arguments.

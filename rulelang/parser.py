@@ -295,6 +295,11 @@ _MISTAKES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": [
         "die d:\n  limit 1 per player\n",
     ],
+    '`by` goes on the first part, since one player chooses both: `choose q from C by PLAYER then choose n from ...`': [
+        "turn:\n  choose q from z then choose n from y by p\n",
+        'turn:\n  choose q from z then choose n from y as "x" by p\n',
+        "turn:\n  choose q from z then choose n from y where true by p\n",
+    ],
 }
 
 # Labels that fit only some of the lines that stop in their parser state (LALR shares a state
