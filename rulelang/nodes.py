@@ -291,7 +291,8 @@ class ForEach(Node):
 
 @attrs.frozen
 class Choose(Node):
-    """``choose name from options [where cond] [by player] [as "prompt"]`` + ``otherwise:``."""
+    """``choose name from options [where cond] [by player] [as "prompt"] [then choose ...]``
+    + ``otherwise:``."""
 
     var: str
     options: Node
