@@ -27,7 +27,7 @@ SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "a
 BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "round_number", "turn_number",
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
-             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner")
+             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -336,6 +336,60 @@ def _distinct(st, items):
     for item in items:
         kept.setdefault(_freeze(item), item)
     return list(kept.values())
+
+
+def _position(st, items, x, single: bool = False):
+    """Where x lies in items, counting from 0 (none if absent); when x is a list (and not
+    ``single``: one group among groups), the positions of the items that are in it, in order."""
+    _items(st, items)
+    if single or x.__class__ is not list:
+        return items.index(x) if x in items else None
+    _items(st, x)
+    try:
+        wanted = set(x)
+        return [i for i, item in enumerate(items) if item in wanted]
+    except TypeError:  # groups among the items: compared by content, each with each
+        _items(st, range(len(items) * len(x)))
+        return [i for i, item in enumerate(items) if item in x]
+
+
+def _runs(st, keys, step, stepped: bool = False):
+    """The maximal runs of two or more neighbours whose keys are equal (not ``stepped``) or go
+    up by step, each a list of positions; a key that is none (or a label, with a step) breaks a run."""
+    _items(st, keys)
+    if stepped and step.__class__ is not int:
+        raise TypeError(f"the step of `runs` needs a number, not {'none' if step is None else 'a label'}")
+    if not stepped:
+        step = None
+    runs, run = [], [0]
+    for i in range(1, len(keys) + 1):
+        if i < len(keys) and _follows(keys[i - 1], keys[i], step):
+            run.append(i)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = [i]
+    return runs
+
+
+def _follows(before, after, step) -> bool:
+    if before is None or after is None:
+        return False
+    if step is None:
+        return before == after
+    return before.__class__ is int and after.__class__ is int and after == before + step
+
+
+def _pairs(st, keys) -> int:
+    """How many pairs the keys make: two items with the same key are a pair, and an item is in
+    one pair at most (three alike make one pair, four make two); none is no key."""
+    _items(st, keys)
+    alike: dict = {}
+    for key in keys:
+        if key is not None:
+            key = _freeze(key)
+            alike[key] = alike.get(key, 0) + 1
+    return sum(c // 2 for c in alike.values())
 
 
 def _mul(st, a, b):
@@ -857,7 +911,7 @@ class ExpressionCompiler:
         args = node.args
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
                  "subsets": (1, 1), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
-                 "lowest": (1, None), "sorted": (1, None)}.get(name, (1, 2))
+                 "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
             expected = str(arity[0]) if arity[0] == arity[1] else \
                 f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
@@ -904,8 +958,22 @@ class ExpressionCompiler:
             return Expr(f"_distinct(st, {items})", kind, True)
         if name == "subsets":
             return Expr(f"_subsets(st, {items})", "subsets", True)
+        if name == "position":
+            x = self.code(args[1], scope, slots)
+            if kind == "subsets" and x.kind == "pieces":  # one group among groups
+                return Expr(f"_position(st, {items}, {x.code}, True)", "int")
+            if x.kind in COLLECTIONS:
+                return Expr(f"_position(st, {items}, {self.as_list(x)})", "values", True)
+            return Expr(f"_position(st, {items}, {x.code})", "any" if x.kind == "any" else "int")
+        step = None
+        if name == "runs" and len(args) == 3:
+            step = self.code(args[2], scope, slots)
+            if step.kind not in ("int", "any", "player"):
+                self.error("E201", f"the step of `runs` needs a number, not {a_kind(step.kind)}", args[2],
+                           help="`runs(C, ATTR, 1)` finds runs going up by one")
+                raise CompileError
         e = self.fresh("e")
-        if len(args) > 2:  # ranking keys: the first, then tie-breaks
+        if len(args) > 2 and name in ("highest", "lowest", "sorted"):  # ranking keys: the first, then tie-breaks
             inner = Scope(scope, element=(e, element))
             self.bound.append(e)
             try:
@@ -916,7 +984,7 @@ class ExpressionCompiler:
             if name == "sorted":
                 return Expr(f"_sorted_keys({rows})", kind, True)
             return Expr(f"_ranked_item({name == 'highest'}, {rows})", element)
-        if len(args) == 2:
+        if len(args) >= 2:
             inner = Scope(scope, element=(e, element))
             self.bound.append(e)
             try:
@@ -927,7 +995,7 @@ class ExpressionCompiler:
             finally:
                 self.bound.pop()
         elif element == "piece":
-            if name in ("highest", "lowest", "sorted"):
+            if name in ("highest", "lowest", "sorted", "pairs"):
                 # Pieces rank by their number; dice (no number) by the value they show.
                 per_item = f"({self.attribute_code('number', e)} if {self.attribute_code('number', e)} " \
                            f"is not None else {self.attribute_code('value', e)})"
@@ -959,4 +1027,9 @@ class ExpressionCompiler:
             return Expr(f"_extreme({name}, [{per_item} {generator}])", "int")
         if name == "sorted":
             return Expr(f"_sorted([({per_item}, {e}) {generator}])", kind, True)
+        if name == "pairs":
+            return Expr(f"_pairs(st, [{per_item} {generator}])", "int", True)
+        if name == "runs":
+            stepped = f"{step.code}, True" if step else "None"
+            return Expr(f"_runs(st, [{per_item} {generator}], {stepped})", "values", True)
         return Expr(f"_extreme_item({name == 'highest'}, [({per_item}, {e}) {generator}])", element)

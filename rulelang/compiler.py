@@ -4,6 +4,7 @@ expressions turned into closures, so that a step of the runtime does no lookup b
 from __future__ import annotations
 
 import itertools
+import types
 from typing import Any
 
 from . import model as m
@@ -21,10 +22,13 @@ spelt alike.
 register("E102", "duplicate-name", """
 Two declarations, or two rules, share a name. Every zone, component, counter, option,
 define, procedure and rule needs its own name, so that variants and messages can refer to it.
+The two parts of a choice with a parameter (`choose q from ... then choose n from ...`) need
+two names too.
 """)
 register("E103", "unknown-function", """
 A call to a function that is neither built in (count, sum, max, min, highest, lowest, top,
-bottom, first, last, distinct, subsets, any, all, seat, abs) nor a `define`.
+bottom, first, last, distinct, subsets, any, all, seat, abs, position, runs, pairs) nor a
+`define`.
 """)
 register("E104", "wrong-arguments", """
 A function or define is called with the wrong number of arguments.
@@ -353,7 +357,11 @@ class Compiler(ExpressionCompiler):
                 scope.names[name] = (f"fr[{position}]", "any")
             try:
                 fn, _ = self.expr(attr.value, scope, Slots())
-                values[attr.name] = fn(None, [values[name] for name in names])
+                # No game is running yet: only the limits on work and numbers apply.
+                constants = types.SimpleNamespace(work=0, work_budget=self.limits.work,
+                                                  number_digits=self.limits.number_digits,
+                                                  big_number=10 ** self.limits.number_digits)
+                values[attr.name] = fn(constants, [values[name] for name in names])
             except CompileError:
                 values[attr.name] = None
             except Exception as error:  # an attribute must compute from constants alone
@@ -982,12 +990,16 @@ class _Code:
             where = self.compiler.function(test)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
+        describe, to_json = _describer(element), _jsoner(element)
+        then = None
+        if stmt.then is not None:
+            then, describe, to_json = self._then_choose(stmt, scope, describe, to_json)
         spec = {
             "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
-            "describe": _describer(element), "to_json": _jsoner(element), "otherwise": otherwise,
+            "describe": describe, "to_json": to_json, "otherwise": otherwise,
             "of_pieces": element == "piece",
-            "private": self.compiler.hidden_values.choice_private(stmt),
+            "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
@@ -996,6 +1008,35 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
             self.place(after)
+
+    def _then_choose(self, stmt, scope, describe, to_json):
+        """The parameter of a choice: its options are compiled with the first part's name in
+        scope; the pairs are described as `first, prompt: parameter`."""
+        then = stmt.then
+        if then.var == stmt.var:
+            self.error("E102", f"`{then.var}` names both parts of the choice", then,
+                       help="give the parameter a name of its own: `then choose n from ...`")
+            raise CompileError
+        options, kind = self.compiler.collection_code(then.options, scope, self.slots)
+        element = SINGLE_FOR.get(kind, "any")
+        local = scope.names.get(then.var)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(then.var)
+        scope.names[then.var] = (f"fr[{slot}]", element)
+        where = None
+        if then.where is not None:
+            test = self.compiler.truth_code(then.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
+            where = self.compiler.function(test)
+        second, second_json = _describer(element), _jsoner(element)
+        about = f"{then.prompt}: " if then.prompt else ""
+
+        def describe_pair(st, pair):
+            first = describe(st, pair[0])
+            return first if pair[1] is None else f"{first}, {about}{second(st, pair[1])}"
+
+        def pair_json(st, pair):
+            return [to_json(st, pair[0]), None if pair[1] is None else second_json(st, pair[1])]
+
+        return m.ThenSpec(self.compiler.function(options), where, slot), describe_pair, pair_json
 
     def _s_ChooseBranch(self, stmt, scope):
         chooser = self._chooser(stmt.chooser, scope)

@@ -156,8 +156,11 @@ class HiddenValues:
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
         level = first.level
-        for key in node.args[1:]:  # a condition or keys (a ranking's tie-breaks), about each item
+        keys = node.args[1:2] if name == "runs" else node.args[1:]
+        for key in keys:  # a condition or keys (a ranking's tie-breaks), about each item
             level = max(level, self.expr(key, env, _level(first.level)).level)
+        for arg in node.args[2:] if name == "runs" else ():  # `runs`' step
+            level = max(level, self.expr(arg, env, element).level)
         return _level(level)
 
     def _x_Attribute(self, node, env, element):
@@ -271,8 +274,18 @@ class HiddenValues:
             level = options.level
             if stmt.where is not None:
                 level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
-            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
             self._assign(env, stmt.var, _level(level), pc)
+            if stmt.then is not None:  # the parameter's options are worked out from the first part
+                then = stmt.then
+                options = self.expr(then.options, env, None)
+                second = options.level
+                if then.where is not None:
+                    second = max(second, self.expr(then.where, env, _level(options.level)).level)
+                # which pairs there are shows both parts: the pair is as private as the worse
+                level = max(level, second)
+                self._assign(env, then.var, _level(level), pc)
+                self._assign(env, stmt.var, _level(level), pc)
+            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, max(pc, level))
         elif isinstance(stmt, n.ChooseBranch):
@@ -339,4 +352,6 @@ def _bound_names(body) -> set[str]:
             names.add(stmt.name)
         elif isinstance(stmt, (n.ForEach, n.Choose)):
             names.add(stmt.var)
+            if isinstance(stmt, n.Choose) and stmt.then is not None:
+                names.add(stmt.then.var)
     return names

@@ -127,6 +127,17 @@ class ChoiceSpec:
     otherwise: int       # jump target when there is no option, or -1 for a runtime fault
     of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
     private: bool = False  # the options are computed from what some seat cannot see
+    then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
+
+
+@attrs.frozen
+class ThenSpec:
+    """The parameter of a choice (``then choose n from ...``): its options, evaluated with the
+    first part's value in its slot, an optional filter, and the slot receiving it."""
+
+    options: Evaluator
+    where: Evaluator | None
+    slot: int
 
 
 @attrs.frozen

@@ -301,7 +301,8 @@ class ForEach(Node):
 
 @attrs.frozen
 class Choose(Node):
-    """``choose name from options [where cond] [by player] [as "prompt"]`` + ``otherwise:``."""
+    """``choose name from options [where cond] [by player] [as "prompt"] [then choose ...]``
+    + ``otherwise:``."""
 
     var: str
     options: Node
@@ -309,6 +310,18 @@ class Choose(Node):
     chooser: Node | None = None
     prompt: str | None = None
     otherwise: tuple[Node, ...] | None = None
+    then: ThenChoose | None = None  # a choice with a parameter: one decision over the pairs
+
+
+@attrs.frozen
+class ThenChoose(Node):
+    """``then choose name from options [where cond] [as "prompt"]``: the parameter of a choice,
+    its options worked out for each option of the first part."""
+
+    var: str
+    options: Node
+    where: Node | None = None
+    prompt: str | None = None
 
 
 @attrs.frozen

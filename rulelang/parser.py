@@ -295,6 +295,11 @@ _MISTAKES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": [
         "die d:\n  limit 1 per player\n",
     ],
+    '`by` goes on the first part, since one player chooses both: `choose q from C by PLAYER then choose n from ...`': [
+        "turn:\n  choose q from z then choose n from y by p\n",
+        'turn:\n  choose q from z then choose n from y as "x" by p\n',
+        "turn:\n  choose q from z then choose n from y where true by p\n",
+    ],
 }
 
 # Labels that fit only some of the lines that stop in their parser state (LALR shares a state
@@ -887,8 +892,12 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, chooser, prompt, otherwise = children
-        return n.Choose(str(var), options, where, chooser, prompt, otherwise, span=self._span(meta))
+        var, options, where, chooser, prompt, then, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, span=self._span(meta))
+
+    def then_choose(self, meta, children):
+        var, options, where, prompt = children
+        return n.ThenChoose(str(var), options, where, prompt, span=self._span(meta))
 
     def choose_where(self, meta, children):
         return children[0]

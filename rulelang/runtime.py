@@ -14,6 +14,7 @@ from typing import Any
 
 from . import knowledge
 from . import model as m
+from .codegen import _freeze, _items
 from .diagnostics import Diagnostic, RuntimeFault, register
 from .limits import LimitExceeded
 from .source import printable
@@ -382,12 +383,18 @@ class State:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
                     # who may see the value chosen: pieces where they lie; options computed
                     # from what not every seat sees (`private`), -1: the chooser only
-                    seen_in = self.where[value] if spec.of_pieces else -1 if spec.private else None
+                    first = value if spec.then is None else value[0]
+                    seen_in = self.where[first] if spec.of_pieces else -1 if spec.private else None
+                    if spec.then is not None and spec.private:
+                        seen_in = -1  # a parameter from what not every seat sees: the chooser's own
                     if spec.of_pieces and seen_in >= self.piece_zone_base and \
                             self.zone_of(seen_in)[0].visibility in ("public", "top only"):
                         seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
-                frame[2][spec.slot] = value
+                if spec.then is None:
+                    frame[2][spec.slot] = value
+                else:
+                    frame[2][spec.slot], frame[2][spec.then.slot] = value
                 frame[1] += 1
             else:
                 label, target, once = value
@@ -508,6 +515,29 @@ class State:
             return self.pending[0]
         return self.pending[1].prompt
 
+    def _with_parameters(self, spec: m.ChoiceSpec, slots: list, options: list) -> list:
+        """The options of a choice with a parameter: each option with each of its parameter's
+        options, in order, or alone (with none) when it has none."""
+        then, before = spec.then, (slots[spec.slot], slots[spec.then.slot])
+        pairs = []
+        for option in options:
+            slots[spec.slot] = option
+            values = _items(self, then.options(self, slots))
+            if then.where is not None:
+                kept = []
+                for value in values:
+                    slots[then.slot] = value
+                    if then.where(self, slots):
+                        kept.append(value)
+                values = kept
+            distinct: dict = {}
+            for value in values:  # repeated values are offered once, as for `choose`
+                distinct.setdefault(_freeze(value), value)
+            values = list(distinct.values())
+            pairs.extend([(option, v) for v in values] or [(option, None)])
+        slots[spec.slot], slots[spec.then.slot] = before
+        return pairs
+
     def action_to_string(self, action, viewer: int | None | str = "all") -> str:
         """A readable name of an action of the current node, as ``viewer`` may read it (the
         referee's by default): a piece in a zone the viewer cannot see (a blind pick from
@@ -516,6 +546,8 @@ class State:
             return str(action)
         if viewer != "all" and self.pending[0] == "choose" and self.pending[1].of_pieces:
             piece = self.pending[2][action]
+            if self.pending[1].then is not None:
+                piece = piece[0]  # hidden, it hides its parameter too
             if self.sight(self.where[piece], viewer) != SEE_PIECES:
                 kind = self.game.kinds[self.pieces.kind[piece]].name
                 return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
@@ -953,6 +985,8 @@ class State:
                     if a.of_pieces and any(o.__class__ is not int for o in options):
                         raise RuntimeFault(self._diagnostic(
                             "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
+                    if a.then is not None:
+                        options = self._with_parameters(a, slots, options)
                     if not options:
                         if a.otherwise < 0:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))

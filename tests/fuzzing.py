@@ -40,9 +40,10 @@ BUILTIN_NAMES = ["player", "players", "others", "remaining", "turn_order", "roun
                  "player_count", "it", "moved", "moved_from", "moved_to"]
 # name: (least, most) arguments, from docs/language.md 2.16
 BUILTIN_FUNCTIONS = {"count": (1, 2), "sum": (1, 2), "max": (1, 2), "min": (1, 2), "highest": (1, 3),
-                     "lowest": (1, 3), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
-                     "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
+                     "lowest": (1, 3), "top": (1, 1), "bottom": (1, 1), "first": (1, 2),
+                     "last": (1, 2), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
                      "all": (2, 2), "seat": (1, 1), "sorted": (1, 3), "owner": (1, 1), "abs": (1, 1)}
+BUILTIN_FUNCTIONS.update({"position": (2, 2), "runs": (2, 3), "pairs": (1, 2)})
 BUILTIN_ATTRIBUTES = ["face", "value", "number", "kind"]  # docs/language.md 2.4, 2.5
 LITERALS = ["true", "false", "none", "empty", '"text"', '""']
 BINARY = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is",
