@@ -26,7 +26,7 @@ SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "a
               "players": "player", "subsets": "pieces", "zonelist": "zone"}
 BUILTIN_NAMES = ("player", "players", "others", "round_number", "turn_number", "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
-             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner")
+             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "range")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -81,6 +81,19 @@ class Slots:
     def new(self, name: str) -> int:
         self.names.append(name)
         return len(self.names) - 1
+
+
+class TableCell:
+    """A cell of a table column with parameters, held in its piece's attribute column: ``fn``
+    (compiled after the declarations) works it out from the state and its arguments."""
+
+    __slots__ = ("column", "arity", "fn", "slots")
+
+    def __init__(self, column: str, arity: int, fn, slots: int):
+        self.column, self.arity, self.fn, self.slots = column, arity, fn, slots
+
+    def __repr__(self) -> str:
+        return f"<{self.column}({self.arity})>"
 
 
 # ---------------------------------------------------------------------- runtime helpers
@@ -278,6 +291,29 @@ def _mul(st, a, b):
     if result.__class__ is int and not -st.big_number < result < st.big_number:
         raise LimitExceeded("R511", f"a number of more than {st.number_digits} digits, the limit")
     return result
+
+
+def _range(st, low, high):
+    """`range(A, B)`: the whole numbers A to B, both included; its length counts as work."""
+    if low.__class__ is not int or high.__class__ is not int:
+        raise TypeError("`range` needs two whole numbers")
+    numbers = range(low, high + 1)
+    _items(st, numbers)  # paid before the list is made: a huge range is R509, not a hang
+    return list(numbers)
+
+
+def _cell(st, column, piece, name, args):
+    """`piece.name(args)`: the piece's cell of a table column with parameters, worked out now."""
+    if piece is None:
+        raise TypeError(f"`.{name}(...)` of none (the top of an empty zone, or a piece that is not there)")
+    if piece.__class__ is not int:
+        raise TypeError(f"`.{name}(...)` needs a piece")
+    cell = column[piece]
+    if cell.__class__ is not TableCell:
+        raise TypeError(f"{st.pieces.names[piece]} has no column `{name}` with parameters")
+    if cell.arity != len(args):
+        raise TypeError(f"`{name}` of {st.pieces.names[piece]} takes {cell.arity} argument(s), not {len(args)}")
+    return cell.fn(st, args + [None] * cell.slots)
 
 
 _first_of_pair = operator.itemgetter(0)
@@ -482,6 +518,8 @@ class ExpressionCompiler:
             if name == "it":
                 return Expr(code, element_kind, True)
             if name in self.attributes and element_kind in ("piece", "any"):
+                if name in self.param_columns:
+                    self._uncalled_column(name, node)
                 return Expr(self.attribute_code(name, code), self.attribute_type(name))
         simple = {
             "player": Expr("st.player", "player", True),
@@ -612,12 +650,44 @@ class ExpressionCompiler:
                 coefficients[i] = min(cap, coefficients[i] + c)
         return min(cap, const), coefficients
 
+    def _uncalled_column(self, name: str, node) -> None:
+        arity = " or ".join(str(a) for a in sorted(self.param_columns[name]))
+        self.error("E104", f"`{name}` is a table column with parameters: it needs {arity} argument(s)", node,
+                   help=f"call it on a piece: `card.{name}(...)`")
+        raise CompileError
+
+    def _x_MethodCall(self, node, scope, slots):
+        return self._column_call(self.code(node.obj, scope, slots), node, scope, slots)
+
+    def _column_call(self, obj: Expr, node, scope, slots) -> Expr:
+        name = node.name if isinstance(node, n.MethodCall) else node.func
+        if name not in self.param_columns:
+            if name in self.attributes:
+                self.error("E104", f"`{name}` is an attribute without parameters", node,
+                           help=f"write `.{name}`, without brackets")
+            else:
+                self.error("E101", f"unknown table column `{name}`", node,
+                           help=self.suggest(name, list(self.param_columns)))
+            raise CompileError
+        if len(node.args) not in self.param_columns[name]:
+            arity = " or ".join(str(a) for a in sorted(self.param_columns[name]))
+            self.error("E104", f"`{name}` takes {arity} argument(s), not {len(node.args)}", node)
+            raise CompileError
+        if obj.kind not in ("piece", "any"):
+            self.error("E201", f"`.{name}(...)` needs a piece, not {a_kind(obj.kind)}", node)
+            raise CompileError
+        args = [self.code(arg, scope, slots).code for arg in node.args]
+        column = self.attribute_code(name, "")[:-2]
+        return Expr(f"_cell(st, {column}, {obj.code}, {self.constant(name)}, [{', '.join(args)}])", "any")
+
     def _x_Attribute(self, node, scope, slots):
         obj = self.code(node.obj, scope, slots)
         name = node.name
         if name not in self.attributes:
             self.error("E101", f"unknown attribute `{name}`", node, help=self.suggest(name, self.attributes))
             raise CompileError
+        if name in self.param_columns:
+            self._uncalled_column(name, node)
         if obj.kind in ("piece", "any"):
             if obj.safe:
                 return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))
@@ -780,6 +850,12 @@ class ExpressionCompiler:
         name = node.func
         if name in self.defines:
             return self._expand_define(self.defines[name], node.args, node, scope, slots)
+        if name in self.param_columns and name not in FUNCTIONS:
+            if scope.element is None or scope.element[1] not in ("piece", "any"):
+                self.error("E103", f"`{name}` is a table column: call it on a piece", node,
+                           help=f"write `card.{name}(...)`, or `{name}(...)` in a condition about each card")
+                raise CompileError
+            return self._column_call(Expr(*scope.element), node, scope, slots)
         if name not in FUNCTIONS:
             self.error("E103", f"unknown function `{name}`", node,
                        help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
@@ -787,7 +863,7 @@ class ExpressionCompiler:
         args = node.args
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "first": (1, 1),
                  "last": (1, 1), "distinct": (1, 1), "subsets": (1, 1), "any": (2, 2),
-                 "all": (2, 2), "owner": (1, 1)}.get(name, (1, 2))
+                 "all": (2, 2), "owner": (1, 1), "range": (2, 2)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= arity[1]:
             expected = str(arity[0]) if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
             self.error("E104", f"`{name}` takes {expected} argument(s), not {len(args)}", node)
@@ -802,6 +878,11 @@ class ExpressionCompiler:
                 self.error("E201", f"`owner` needs a piece or a zone, not {a_kind(piece.kind)}", args[0])
                 raise CompileError
             return Expr(f"_owner(st, {piece.code})", "player")
+        if name == "range":
+            low, high = (self.code(arg, scope, slots) for arg in args)
+            for bound, arg in ((low, args[0]), (high, args[1])):
+                self._need_number(bound.kind, arg, "`range`")
+            return Expr(f"_range(st, {low.code}, {high.code})", "values", True)
         if name == "abs":
             value = self.code(args[0], scope, slots)
             return Expr(f"abs({value.code})", "int", value.safe)

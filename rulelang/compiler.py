@@ -8,7 +8,7 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
-from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
+from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TableCell, TooDeep, a_kind
 from .diagnostics import Diagnostic, register
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
@@ -96,6 +96,8 @@ class Compiler(ExpressionCompiler):
         self.rules: list[m.RuleDef] = []
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
+        self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
+        self._cells: list[tuple[TableCell, n.TableColumn, n.Node, dict]] = []  # compiled once all is known
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
         self._hidden: HiddenValues | None = None
@@ -164,8 +166,34 @@ class Compiler(ExpressionCompiler):
             else:
                 for generator in kind.generators:
                     self._add_attribute(generator.name)
+                if kind.table is not None:
+                    self._collect_table(kind)
             for attr in kind.attrs:
                 self._add_attribute(attr.name)
+
+    def _collect_table(self, kind: n.PieceDecl) -> None:
+        """A table's columns become attributes, and each piece gets its `row` unless a column
+        has that name; a column with parameters is remembered with its number of parameters."""
+        for column in kind.table.columns:
+            self._add_attribute(column.name)
+            if column.params is not None:
+                self.param_columns.setdefault(column.name, set()).add(len(column.params))
+        if all(column.name != "row" for column in kind.table.columns):
+            self._add_attribute("row")
+
+    def table_cells(self, name: str) -> list[tuple[tuple[str, ...], n.Node, tuple[str, ...]]]:
+        """Every cell of the columns with parameters named ``name``: (its parameters, its
+        expression, the names of the plain columns of its row)."""
+        cells = []
+        for kind in self.kinds.values():
+            table = getattr(kind, "table", None)
+            if table is None:
+                continue
+            plain = tuple(c.name for c in table.columns if c.params is None)
+            for position, column in enumerate(table.columns):
+                if column.name == name and column.params is not None:
+                    cells.extend((column.params, row.cells[position], plain) for row in table.rows)
+        return cells
 
     def _collect_trigger(self, rule: n.Rule) -> None:
         events = [stmt for stmt in rule.body if not isinstance(stmt, n.Doc)]
@@ -240,6 +268,7 @@ class Compiler(ExpressionCompiler):
         self.zone_defs = {z.name: z for z in zones}
         counters = self._compile_counters()
         self.counter_defs = {c.name: c for c in counters}
+        self._compile_cells()
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
             ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names)}
@@ -304,6 +333,8 @@ class Compiler(ExpressionCompiler):
         for decl in self.kinds.values():
             if isinstance(decl, n.PieceDecl):
                 made = decl.count if decl.count is not None and not decl.generators else 1
+                if decl.table is not None:
+                    made = len(decl.table.rows)
                 for generator in decl.generators:
                     made *= len(generator.values)
                 total += made
@@ -326,6 +357,8 @@ class Compiler(ExpressionCompiler):
                            for f in decl.faces)
             row = self._evaluate_attrs(decl, {}, static_attrs, index)
             return m.KindDef(decl.name, "die", labels, values, (row,), span=decl.span)
+        if decl.table is not None:
+            return self._compile_table(decl, index)
         combos = itertools.product(*(g.values for g in decl.generators)) if decl.generators else [()]
         rows = []
         for combo in combos:
@@ -342,6 +375,69 @@ class Compiler(ExpressionCompiler):
                 help="a limit is at least 1; to keep players from holding any, do not move them there"))
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=tuple(index[g.name] for g in decl.generators))
+
+    def _compile_table(self, decl: n.PieceDecl, index: dict) -> m.KindDef:
+        """One piece per row: plain columns hold values; a column with parameters holds a
+        TableCell, whose expression is compiled once every zone and counter is known."""
+        table = decl.table
+        if decl.generators or decl.count is not None:
+            self.error("E303", f"`{decl.name}` has both a table and `{'count' if decl.count is not None else 'one for each'}`",
+                       decl, help="a table makes one piece per row; write a row for each piece")
+        seen: set[str] = set()
+        for column in table.columns:
+            if column.name in seen or column.name in ("kind", "face", "value", "number") and column.params is not None:
+                self.error("E303", f"table of `{decl.name}` has a second column `{column.name}`" if column.name in seen
+                           else f"`{column.name}` cannot be a column with parameters", column)
+            seen.add(column.name)
+        rows = []
+        for number, row in enumerate(table.rows, start=1):
+            given: dict[str, Any] = {} if "row" in seen else {"row": number}
+            cells = []
+            for column, cell in zip(table.columns, row.cells, strict=True):
+                if column.params is None:
+                    given[column.name] = self._table_value(cell, column)
+                else:
+                    holder = TableCell(column.name, len(column.params), None, 0)
+                    given[column.name] = holder
+                    cells.append((holder, column, cell))
+            plain = {k: v for k, v in given.items() if not isinstance(v, TableCell)}
+            self._cells.extend((holder, column, cell, plain) for holder, column, cell in cells)
+            rows.append(self._evaluate_attrs(decl, given, decl.attrs, index))
+        first = table.columns[0]
+        return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
+                         name_columns=() if first.params is not None else (index[first.name],))
+
+    def _table_value(self, cell: n.Node, column: n.TableColumn) -> Any:
+        """A plain column's value: a literal, a negative number, or a name (a label, as in
+        `one for each`)."""
+        if isinstance(cell, n.Literal):
+            return cell.value
+        if isinstance(cell, n.Negate) and isinstance(cell.operand, n.Literal) and type(cell.operand.value) is int:
+            return -cell.operand.value
+        if isinstance(cell, n.Name):
+            return cell.id
+        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string), not an expression",
+                   cell, help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
+        return None
+
+    def _compile_cells(self) -> None:
+        """Each cell of a column with parameters: a function of the state and its arguments,
+        seeing its parameters, its row's plain columns, and the game's names, as a define does."""
+        for holder, column, cell, plain in self._cells:
+            scope, slots = Scope(), Slots()
+            for param in column.params:
+                scope.names[param] = (f"fr[{slots.new(param)}]", "any")
+            for name, value in plain.items():
+                if name not in scope.names:
+                    scope.names[name] = (self.constant(value), "any")
+            try:
+                holder.fn, _ = self.expr(cell, scope, slots)
+                holder.slots = len(slots.names) - len(column.params)
+            except CompileError:
+                pass
+            except (TooDeep, RecursionError):
+                self.error("E304", "an expression is nested too deeply to compile", cell,
+                           help="split it with `define`")
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
         values = dict(given)
