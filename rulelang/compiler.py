@@ -809,6 +809,19 @@ class _Code:
             count = self.compiler.function(counted.code)
         self.emit(m.OP_DRAW, m.DrawSpec(count, source_function, to_function))
 
+    def _s_Shuffle(self, stmt, scope):
+        self.compiler.prelude = []
+        zone = self.code_of(stmt.zone, scope)
+        if zone.kind != "zone":
+            self.error("E201", f"`shuffle` needs a zone, not {a_kind(zone.kind)}", stmt.zone,
+                       help="for a player's zone write `deck of player`")
+            raise CompileError
+        self.emit(m.OP_SHUFFLE, self.compiler.function(zone.code))
+
+    def _s_Tally(self, stmt, scope):
+        key = "None" if stmt.key is None else self.code_of(stmt.key, scope).code
+        self.line(f"st.tally({self.compiler.constant(stmt.name)}, {key})")
+
     def _s_Move(self, stmt, scope):
         what = self.code_of(stmt.what, scope)
         to = self.code_of(stmt.to, scope)
