@@ -8,7 +8,16 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
-from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TableCell, TooDeep, a_kind
+from .codegen import (
+    SINGLE_FOR,
+    CompileError,
+    ExpressionCompiler,
+    Scope,
+    Slots,
+    TableCell,
+    TooDeep,
+    a_kind,
+)
 from .diagnostics import Diagnostic, register
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
