@@ -84,13 +84,13 @@ class Slots:
 
 
 class TableCell:
-    """A cell of a table column with parameters, held in its piece's attribute column: ``fn``
-    (compiled after the declarations) works it out from the state and its arguments."""
+    """A cell of a table column with parameters, held in its piece's attribute column: ``index``
+    is its place among the column's cells, in the functions each call compiles for them."""
 
-    __slots__ = ("column", "arity", "fn", "slots")
+    __slots__ = ("column", "arity", "index")
 
-    def __init__(self, column: str, arity: int, fn, slots: int):
-        self.column, self.arity, self.fn, self.slots = column, arity, fn, slots
+    def __init__(self, column: str, arity: int, index: int):
+        self.column, self.arity, self.index = column, arity, index
 
     def __repr__(self) -> str:
         return f"<{self.column}({self.arity})>"
@@ -302,7 +302,7 @@ def _range(st, low, high):
     return list(numbers)
 
 
-def _cell(st, column, piece, name, args):
+def _cell(st, column, piece, name, functions, args):
     """`piece.name(args)`: the piece's cell of a table column with parameters, worked out now."""
     if piece is None:
         raise TypeError(f"`.{name}(...)` of none (the top of an empty zone, or a piece that is not there)")
@@ -313,7 +313,7 @@ def _cell(st, column, piece, name, args):
         raise TypeError(f"{st.pieces.names[piece]} has no column `{name}` with parameters")
     if cell.arity != len(args):
         raise TypeError(f"`{name}` of {st.pieces.names[piece]} takes {cell.arity} argument(s), not {len(args)}")
-    return cell.fn(st, args + [None] * cell.slots)
+    return functions[cell.index](st, None, args)
 
 
 _first_of_pair = operator.itemgetter(0)
@@ -367,6 +367,7 @@ class ExpressionCompiler:
         self.namespace["K"] = self.constants
         self._define_sizes: dict[str, tuple[int, list[int]]] = {}
         self._suggestions_left = 100
+        self._columns_compiling: list[str] = []
 
     # -- plumbing
     def suggest(self, name: str, candidates) -> str | None:
@@ -676,9 +677,50 @@ class ExpressionCompiler:
         if obj.kind not in ("piece", "any"):
             self.error("E201", f"`.{name}(...)` needs a piece, not {a_kind(obj.kind)}", node)
             raise CompileError
-        args = [self.code(arg, scope, slots).code for arg in node.args]
+        args = [self.code(arg, scope, slots) for arg in node.args]
+        functions = self.column_functions(name, tuple(a.kind for a in args), node)
         column = self.attribute_code(name, "")[:-2]
-        return Expr(f"_cell(st, {column}, {obj.code}, {self.constant(name)}, [{', '.join(args)}])", "any")
+        return Expr(f"_cell(st, {column}, {obj.code}, {self.constant(name)}, {functions}, "
+                    f"[{', '.join(a.code for a in args)}])", "any")
+
+    def column_functions(self, name: str, kinds: tuple[str, ...], node) -> str:
+        """The constant holding, for each cell of column ``name``, its function (state, frame,
+        arguments) compiled for arguments of these types; once per column and types."""
+        key = (name, kinds)
+        if key not in self.cell_functions:
+            if name in self._columns_compiling:
+                self.error("E303", f"column `{name}` refers to itself", node)
+                raise CompileError
+            self._columns_compiling.append(name)
+            try:
+                functions = tuple(self._cell_function(column, cell, plain, kinds)
+                                  for column, cell, plain in self.cells[name])
+            finally:
+                self._columns_compiling.pop()
+            self.cell_functions[key] = self.constant(functions)
+        return self.cell_functions[key]
+
+    def _cell_function(self, column, cell, plain: dict, kinds: tuple[str, ...]):
+        """One cell: its parameters are the arguments ``_a``, its row's plain columns constants."""
+        scope = Scope()
+        for i, (param, kind) in enumerate(zip(column.params, kinds, strict=True)):
+            scope.names[param] = (f"_a[{i}]", kind)
+        for name, value in plain.items():
+            if name not in scope.names:
+                scope.names[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
+        saved, self.bound, self.prelude = (self.bound, self.prelude), [], []
+        try:
+            e = self.code(cell, scope, Slots())
+            body = self.take_prelude() + [f"return {e.code}"]
+        finally:
+            self.bound, self.prelude = saved
+        source = "def _f(st, fr, _a):\n" + "\n".join("    " + line for line in body) + "\n"
+        local: dict[str, Any] = {}
+        try:
+            exec(source, self.namespace, local)  # noqa: S102 - source is generated
+        except (SyntaxError, RecursionError, MemoryError):
+            raise TooDeep from None
+        return local["_f"]
 
     def _x_Attribute(self, node, scope, slots):
         obj = self.code(node.obj, scope, slots)

@@ -106,7 +106,10 @@ class Compiler(ExpressionCompiler):
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
-        self._cells: list[tuple[TableCell, n.TableColumn, n.Node, dict]] = []  # compiled once all is known
+        # The cells of each column with parameters: (column, expression, the row's plain values),
+        # compiled at each call for the arguments' types, as a define is expanded where it is used.
+        self.cells: dict[str, list[tuple[n.TableColumn, n.Node, dict]]] = {}
+        self.cell_functions: dict[tuple, str] = {}  # (column, argument types) -> the functions' constant
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
         self._hidden: HiddenValues | None = None
@@ -122,7 +125,9 @@ class Compiler(ExpressionCompiler):
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(code, message, node.span if node else None, help=help))
+        diagnostic = Diagnostic(code, message, node.span if node else None, help=help)
+        if diagnostic not in self.diagnostics[-20:]:  # a table cell compiled at each of its calls: once
+            self.diagnostics.append(diagnostic)
 
     # ------------------------------------------------------------------ declarations
     def _collect(self) -> None:
@@ -277,7 +282,6 @@ class Compiler(ExpressionCompiler):
         self.zone_defs = {z.name: z for z in zones}
         counters = self._compile_counters()
         self.counter_defs = {c.name: c for c in counters}
-        self._compile_cells()
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
             ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names)}
@@ -316,6 +320,12 @@ class Compiler(ExpressionCompiler):
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
         invariants = tuple(self._compile_invariant(inv) for inv in self.invariants)
+        for name, cells in self.cells.items():  # a column never called: its cells are checked still
+            if not any(key[0] == name for key in self.cell_functions):
+                try:
+                    self.column_functions(name, ("any",) * len(cells[0][0].params), cells[0][1])
+                except CompileError:
+                    pass
         if any(d.is_error for d in self.diagnostics):
             return None
         return m.GameDef(
@@ -387,7 +397,7 @@ class Compiler(ExpressionCompiler):
 
     def _compile_table(self, decl: n.PieceDecl, index: dict) -> m.KindDef:
         """One piece per row: plain columns hold values; a column with parameters holds a
-        TableCell, whose expression is compiled once every zone and counter is known."""
+        TableCell, the place of its expression among the column's (see ``column_functions``)."""
         table = decl.table
         if decl.generators or decl.count is not None:
             self.error("E303", f"`{decl.name}` has both a table and `{'count' if decl.count is not None else 'one for each'}`",
@@ -406,11 +416,12 @@ class Compiler(ExpressionCompiler):
                 if column.params is None:
                     given[column.name] = self._table_value(cell, column)
                 else:
-                    holder = TableCell(column.name, len(column.params), None, 0)
-                    given[column.name] = holder
-                    cells.append((holder, column, cell))
+                    listed = self.cells.setdefault(column.name, [])
+                    given[column.name] = TableCell(column.name, len(column.params), len(listed))
+                    cells.append((listed, column, cell))
             plain = {k: v for k, v in given.items() if not isinstance(v, TableCell)}
-            self._cells.extend((holder, column, cell, plain) for holder, column, cell in cells)
+            for listed, column, cell in cells:
+                listed.append((column, cell, plain))
             rows.append(self._evaluate_attrs(decl, given, decl.attrs, index))
         first = table.columns[0]
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
@@ -428,25 +439,6 @@ class Compiler(ExpressionCompiler):
         self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string), not an expression",
                    cell, help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
         return None
-
-    def _compile_cells(self) -> None:
-        """Each cell of a column with parameters: a function of the state and its arguments,
-        seeing its parameters, its row's plain columns, and the game's names, as a define does."""
-        for holder, column, cell, plain in self._cells:
-            scope, slots = Scope(), Slots()
-            for param in column.params:
-                scope.names[param] = (f"fr[{slots.new(param)}]", "any")
-            for name, value in plain.items():
-                if name not in scope.names:
-                    scope.names[name] = (self.constant(value), "any")
-            try:
-                holder.fn, _ = self.expr(cell, scope, slots)
-                holder.slots = len(slots.names) - len(column.params)
-            except CompileError:
-                pass
-            except (TooDeep, RecursionError):
-                self.error("E304", "an expression is nested too deeply to compile", cell,
-                           help="split it with `define`")
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
         values = dict(given)
