@@ -126,8 +126,8 @@ class Compiler(ExpressionCompiler):
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
         diagnostic = Diagnostic(code, message, node.span if node else None, help=help)
-        if diagnostic not in self.diagnostics[-20:]:  # a table cell compiled at each of its calls: once
-            self.diagnostics.append(diagnostic)
+        if not any(d == diagnostic and d.span == diagnostic.span for d in self.diagnostics[-20:]):
+            self.diagnostics.append(diagnostic)  # a table cell is compiled at each call: reported once
 
     # ------------------------------------------------------------------ declarations
     def _collect(self) -> None:
