@@ -36,7 +36,9 @@ A call to a function that is neither built in (count, sum, max, min, highest, lo
 bottom, first, last, distinct, subsets, any, all, seat, abs) nor a `define`.
 """)
 register("E104", "wrong-arguments", """
-A function or define is called with the wrong number of arguments.
+A function, define or table column is called with the wrong number of arguments; or a table
+column with parameters is used without its call (`w.fires` instead of `w.fires(dice)`), or a
+plain column is called (`w.title(1)`).
 """)
 register("E201", "wrong-type", """
 A value of one type is used where another is needed, for instance a number where a zone is
@@ -65,7 +67,9 @@ Split it into named parts with `define` or `let`.
 register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
 maximum, a zone with two visibilities, a die without faces, a recursive define, a shared
-counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`).
+counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`),
+a table beside `one for each` or `count` (a table makes one piece per row), a table row without
+one value per column, a table column that calls itself.
 """)
 
 register("E604", "too-many-declarations", """
