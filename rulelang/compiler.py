@@ -505,6 +505,10 @@ class Compiler(ExpressionCompiler):
                            help=self.suggest(z.sort_key, self.attributes))
             else:
                 column = self.attributes.index(z.sort_key)
+        for used in (z.sort_key, z.shows):
+            if used in self.param_columns:
+                self.error("E303", f"zone `{z.name}` uses `{used}`, a table column with parameters: it has no "
+                           "value until it is called", z, help="sort by, or show, a plain column")
         if z.shows is not None and z.shows not in self.attributes:
             self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
                        help=self.suggest(z.shows, self.attributes))
