@@ -850,6 +850,12 @@ class AstBuilder(Transformer):
     def assign_op(self, meta, children):
         return str(children[0])
 
+    def attr_name(self, meta, children):
+        return str(children[0])
+
+    def target_name(self, meta, children):
+        return str(children[0])
+
     def target(self, meta, children):
         return n.Target(str(children[0]), children[1], span=self._span(meta))
 

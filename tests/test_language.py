@@ -268,3 +268,37 @@ def test_simulate_reports_tallies_per_key(capsys):
     assert cli.main(["simulate", str(TABLES), "--games", "20", "--players", "2", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "tallies (total, times per game):" in out and "  bust " in out and "any 1" in out
+
+
+# ---------------------------------------------------------------------- the new words stay names
+WORDS_GAME = '''
+game "Words":
+    players 1 to 1
+
+card c:
+    count 2
+    table = 3
+
+zone z: shared pile, public
+counter tally: shared = 0
+counter shuffle: per player = 0
+
+setup:
+    rule s: create c in z
+
+turn:
+    rule t:
+        tally += 1
+        shuffle of player = tally + sum(z, table)
+        tally turns by tally
+        shuffle z
+        end game
+
+winner:
+    rule w: most shuffle of player
+'''
+
+
+def test_tally_shuffle_and_table_are_still_names_where_a_name_is_expected(tmp_path):
+    state = play(load_text(tmp_path, WORDS_GAME).new_initial_state(1), random.Random(1))
+    assert state.scores() == [[7]] and state.tallies == {("turns", 1): 1}
