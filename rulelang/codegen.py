@@ -27,7 +27,8 @@ SINGLE_FOR = {"pieces": "piece", "zone": "piece", "zones": "piece", "values": "a
 BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "round_number", "turn_number",
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
-             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs")
+             "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs",
+             "range")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -82,6 +83,19 @@ class Slots:
     def new(self, name: str) -> int:
         self.names.append(name)
         return len(self.names) - 1
+
+
+class TableCell:
+    """A cell of a table column with parameters, held in its piece's attribute column: ``index``
+    is its place among the column's cells, in the functions each call compiles for them."""
+
+    __slots__ = ("column", "arity", "index")
+
+    def __init__(self, column: str, arity: int, index: int):
+        self.column, self.arity, self.index = column, arity, index
+
+    def __repr__(self) -> str:
+        return f"<{self.column}({self.arity})>"
 
 
 # ---------------------------------------------------------------------- runtime helpers
@@ -402,6 +416,29 @@ def _mul(st, a, b):
     return result
 
 
+def _range(st, low, high):
+    """`range(A, B)`: the whole numbers A to B, both included; its length counts as work."""
+    if low.__class__ is not int or high.__class__ is not int:
+        raise TypeError("`range` needs two whole numbers")
+    numbers = range(low, high + 1)
+    _items(st, numbers)  # paid before the list is made: a huge range is R509, not a hang
+    return list(numbers)
+
+
+def _cell(st, column, piece, name, functions, args):
+    """`piece.name(args)`: the piece's cell of a table column with parameters, worked out now."""
+    if piece is None:
+        raise TypeError(f"`.{name}(...)` of none (the top of an empty zone, or a piece that is not there)")
+    if piece.__class__ is not int:
+        raise TypeError(f"`.{name}(...)` needs a piece")
+    cell = column[piece]
+    if cell.__class__ is not TableCell:
+        raise TypeError(f"{st.pieces.names[piece]} has no column `{name}` with parameters")
+    if cell.arity != len(args):
+        raise TypeError(f"`{name}` of {st.pieces.names[piece]} takes {cell.arity} argument(s), not {len(args)}")
+    return functions[cell.index](st, None, args)
+
+
 _first_of_pair = operator.itemgetter(0)
 
 HELPERS = {name: value for name, value in globals().items()
@@ -453,6 +490,7 @@ class ExpressionCompiler:
         self.namespace["K"] = self.constants
         self._define_sizes: dict[str, tuple[int, list[int]]] = {}
         self._suggestions_left = 100
+        self._columns_compiling: list[str] = []
 
     # -- plumbing
     def suggest(self, name: str, candidates) -> str | None:
@@ -604,6 +642,8 @@ class ExpressionCompiler:
             if name == "it":
                 return Expr(code, element_kind, True)
             if name in self.attributes and element_kind in ("piece", "any"):
+                if name in self.param_columns:
+                    self._uncalled_column(name, node)
                 return Expr(self.attribute_code(name, code), self.attribute_type(name))
         simple = {
             "player": Expr("st.player", "player", True),
@@ -736,12 +776,85 @@ class ExpressionCompiler:
                 coefficients[i] = min(cap, coefficients[i] + c)
         return min(cap, const), coefficients
 
+    def _uncalled_column(self, name: str, node) -> None:
+        arity = " or ".join(str(a) for a in sorted(self.param_columns[name]))
+        self.error("E104", f"`{name}` is a table column with parameters: it needs {arity} argument(s)", node,
+                   help=f"call it on a piece: `card.{name}(...)`")
+        raise CompileError
+
+    def _x_MethodCall(self, node, scope, slots):
+        return self._column_call(self.code(node.obj, scope, slots), node, scope, slots)
+
+    def _column_call(self, obj: Expr, node, scope, slots) -> Expr:
+        name = node.name if isinstance(node, n.MethodCall) else node.func
+        if name not in self.param_columns:
+            if name in self.attributes:
+                self.error("E104", f"`{name}` is an attribute without parameters", node,
+                           help=f"write `.{name}`, without brackets")
+            else:
+                self.error("E101", f"unknown table column `{name}`", node,
+                           help=self.suggest(name, list(self.param_columns)))
+            raise CompileError
+        if len(node.args) not in self.param_columns[name]:
+            arity = " or ".join(str(a) for a in sorted(self.param_columns[name]))
+            self.error("E104", f"`{name}` takes {arity} argument(s), not {len(node.args)}", node)
+            raise CompileError
+        if obj.kind not in ("piece", "any"):
+            self.error("E201", f"`.{name}(...)` needs a piece, not {a_kind(obj.kind)}", node)
+            raise CompileError
+        args = [self.code(arg, scope, slots) for arg in node.args]
+        functions = self.column_functions(name, tuple(a.kind for a in args), node)
+        column = self.attribute_code(name, "")[:-2]
+        return Expr(f"_cell(st, {column}, {obj.code}, {self.constant(name)}, {functions}, "
+                    f"[{', '.join(a.code for a in args)}])", "any")
+
+    def column_functions(self, name: str, kinds: tuple[str, ...], node) -> str:
+        """The constant holding, for each cell of column ``name``, its function (state, frame,
+        arguments) compiled for arguments of these types; once per column and types."""
+        key = (name, kinds)
+        if key not in self.cell_functions:
+            if name in self._columns_compiling:
+                self.error("E303", f"column `{name}` refers to itself", node)
+                raise CompileError
+            self._columns_compiling.append(name)
+            try:
+                functions = tuple(self._cell_function(column, cell, plain, kinds)
+                                  for column, cell, plain in self.cells[name])
+            finally:
+                self._columns_compiling.pop()
+            self.cell_functions[key] = self.constant(functions)
+        return self.cell_functions[key]
+
+    def _cell_function(self, column, cell, plain: dict, kinds: tuple[str, ...]):
+        """One cell: its parameters are the arguments ``_a``, its row's plain columns constants."""
+        scope = Scope()
+        for i, (param, kind) in enumerate(zip(column.params, kinds, strict=True)):
+            scope.names[param] = (f"_a[{i}]", kind)
+        for name, value in plain.items():
+            if name not in scope.names:
+                scope.names[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
+        saved, self.bound, self.prelude = (self.bound, self.prelude), [], []
+        try:
+            e = self.code(cell, scope, Slots())
+            body = self.take_prelude() + [f"return {e.code}"]
+        finally:
+            self.bound, self.prelude = saved
+        source = "def _f(st, fr, _a):\n" + "\n".join("    " + line for line in body) + "\n"
+        local: dict[str, Any] = {}
+        try:
+            exec(source, self.namespace, local)  # noqa: S102 - source is generated
+        except (SyntaxError, RecursionError, MemoryError):
+            raise TooDeep from None
+        return local["_f"]
+
     def _x_Attribute(self, node, scope, slots):
         obj = self.code(node.obj, scope, slots)
         name = node.name
         if name not in self.attributes:
             self.error("E101", f"unknown attribute `{name}`", node, help=self.suggest(name, self.attributes))
             raise CompileError
+        if name in self.param_columns:
+            self._uncalled_column(name, node)
         if obj.kind in ("piece", "any"):
             if obj.safe:
                 return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))
@@ -904,6 +1017,12 @@ class ExpressionCompiler:
         name = node.func
         if name in self.defines:
             return self._expand_define(self.defines[name], node.args, node, scope, slots)
+        if name in self.param_columns and name not in FUNCTIONS:
+            if scope.element is None or scope.element[1] not in ("piece", "any"):
+                self.error("E103", f"`{name}` is a table column: call it on a piece", node,
+                           help=f"write `card.{name}(...)`, or `{name}(...)` in a condition about each card")
+                raise CompileError
+            return self._column_call(Expr(*scope.element), node, scope, slots)
         if name not in FUNCTIONS:
             self.error("E103", f"unknown function `{name}`", node,
                        help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
@@ -911,7 +1030,8 @@ class ExpressionCompiler:
         args = node.args
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
                  "subsets": (1, 1), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
-                 "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3)}.get(name, (1, 2))
+                 "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),
+                 "range": (2, 2)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
             expected = str(arity[0]) if arity[0] == arity[1] else \
                 f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
@@ -927,6 +1047,11 @@ class ExpressionCompiler:
                 self.error("E201", f"`owner` needs a piece or a zone, not {a_kind(piece.kind)}", args[0])
                 raise CompileError
             return Expr(f"_owner(st, {piece.code})", "player")
+        if name == "range":
+            low, high = (self.code(arg, scope, slots) for arg in args)
+            for bound, arg in ((low, args[0]), (high, args[1])):
+                self._need_number(bound.kind, arg, "`range`")
+            return Expr(f"_range(st, {low.code}, {high.code})", "values", True)
         if name == "abs":
             value = self.code(args[0], scope, slots)
             return Expr(f"abs({value.code})", "int", value.safe)

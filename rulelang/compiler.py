@@ -9,7 +9,16 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
-from .codegen import SINGLE_FOR, CompileError, ExpressionCompiler, Scope, Slots, TooDeep, a_kind
+from .codegen import (
+    SINGLE_FOR,
+    CompileError,
+    ExpressionCompiler,
+    Scope,
+    Slots,
+    TableCell,
+    TooDeep,
+    a_kind,
+)
 from .diagnostics import Diagnostic, register
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
@@ -31,7 +40,9 @@ bottom, first, last, distinct, subsets, any, all, seat, abs, position, runs, pai
 `define`.
 """)
 register("E104", "wrong-arguments", """
-A function or define is called with the wrong number of arguments.
+A function, define or table column is called with the wrong number of arguments; or a table
+column with parameters is used without its call (`w.fires` instead of `w.fires(dice)`), or a
+plain column is called (`w.title(1)`).
 """)
 register("E201", "wrong-type", """
 A value of one type is used where another is needed, for instance a number where a zone is
@@ -60,7 +71,9 @@ Split it into named parts with `define` or `let`.
 register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
 maximum, a zone with two visibilities, a die without faces, a recursive define, a shared
-counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`).
+counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`),
+a table beside `one for each` or `count` (a table makes one piece per row), a table row without
+one value per column, a table column that calls itself.
 """)
 
 register("E604", "too-many-declarations", """
@@ -100,6 +113,11 @@ class Compiler(ExpressionCompiler):
         self.rules: list[m.RuleDef] = []
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
+        self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
+        # The cells of each column with parameters: (column, expression, the row's plain values),
+        # compiled at each call for the arguments' types, as a define is expanded where it is used.
+        self.cells: dict[str, list[tuple[n.TableColumn, n.Node, dict]]] = {}
+        self.cell_functions: dict[tuple, str] = {}  # (column, argument types) -> the functions' constant
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
         self._hidden: HiddenValues | None = None
@@ -115,7 +133,9 @@ class Compiler(ExpressionCompiler):
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(code, message, node.span if node else None, help=help))
+        diagnostic = Diagnostic(code, message, node.span if node else None, help=help)
+        if not any(d == diagnostic and d.span == diagnostic.span for d in self.diagnostics[-20:]):
+            self.diagnostics.append(diagnostic)  # a table cell is compiled at each call: reported once
 
     # ------------------------------------------------------------------ declarations
     def _collect(self) -> None:
@@ -168,8 +188,34 @@ class Compiler(ExpressionCompiler):
             else:
                 for generator in kind.generators:
                     self._add_attribute(generator.name)
+                if kind.table is not None:
+                    self._collect_table(kind)
             for attr in kind.attrs:
                 self._add_attribute(attr.name)
+
+    def _collect_table(self, kind: n.PieceDecl) -> None:
+        """A table's columns become attributes, and each piece gets its `row` unless a column
+        has that name; a column with parameters is remembered with its number of parameters."""
+        for column in kind.table.columns:
+            self._add_attribute(column.name)
+            if column.params is not None:
+                self.param_columns.setdefault(column.name, set()).add(len(column.params))
+        if all(column.name != "row" for column in kind.table.columns):
+            self._add_attribute("row")
+
+    def table_cells(self, name: str) -> list[tuple[tuple[str, ...], n.Node, tuple[str, ...]]]:
+        """Every cell of the columns with parameters named ``name``: (its parameters, its
+        expression, the names of the plain columns of its row)."""
+        cells = []
+        for kind in self.kinds.values():
+            table = getattr(kind, "table", None)
+            if table is None:
+                continue
+            plain = tuple(c.name for c in table.columns if c.params is None)
+            for position, column in enumerate(table.columns):
+                if column.name == name and column.params is not None:
+                    cells.extend((column.params, row.cells[position], plain) for row in table.rows)
+        return cells
 
     def _collect_trigger(self, rule: n.Rule) -> None:
         events = [stmt for stmt in rule.body if not isinstance(stmt, n.Doc)]
@@ -282,6 +328,12 @@ class Compiler(ExpressionCompiler):
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
         invariants = tuple(self._compile_invariant(inv) for inv in self.invariants)
+        for name, cells in self.cells.items():  # a column never called: its cells are checked still
+            if not any(key[0] == name for key in self.cell_functions):
+                try:
+                    self.column_functions(name, ("any",) * len(cells[0][0].params), cells[0][1])
+                except CompileError:
+                    pass
         if any(d.is_error for d in self.diagnostics):
             return None
         return m.GameDef(
@@ -308,6 +360,8 @@ class Compiler(ExpressionCompiler):
         for decl in self.kinds.values():
             if isinstance(decl, n.PieceDecl):
                 made = decl.count if decl.count is not None and not decl.generators else 1
+                if decl.table is not None:
+                    made = len(decl.table.rows)
                 for generator in decl.generators:
                     made *= len(generator.values)
                 total += made
@@ -330,6 +384,8 @@ class Compiler(ExpressionCompiler):
                            for f in decl.faces)
             row = self._evaluate_attrs(decl, {}, static_attrs, index)
             return m.KindDef(decl.name, "die", labels, values, (row,), span=decl.span)
+        if decl.table is not None:
+            return self._compile_table(decl, index)
         combos = itertools.product(*(g.values for g in decl.generators)) if decl.generators else [()]
         rows = []
         for combo in combos:
@@ -346,6 +402,51 @@ class Compiler(ExpressionCompiler):
                 help="a limit is at least 1; to keep players from holding any, do not move them there"))
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=tuple(index[g.name] for g in decl.generators))
+
+    def _compile_table(self, decl: n.PieceDecl, index: dict) -> m.KindDef:
+        """One piece per row: plain columns hold values; a column with parameters holds a
+        TableCell, the place of its expression among the column's (see ``column_functions``)."""
+        table = decl.table
+        if decl.generators or decl.count is not None:
+            self.error("E303", f"`{decl.name}` has both a table and `{'count' if decl.count is not None else 'one for each'}`",
+                       decl, help="a table makes one piece per row; write a row for each piece")
+        seen: set[str] = set()
+        for column in table.columns:
+            if column.name in seen or column.name in ("kind", "face", "value", "number") and column.params is not None:
+                self.error("E303", f"table of `{decl.name}` has a second column `{column.name}`" if column.name in seen
+                           else f"`{column.name}` cannot be a column with parameters", column)
+            seen.add(column.name)
+        rows = []
+        for number, row in enumerate(table.rows, start=1):
+            given: dict[str, Any] = {} if "row" in seen else {"row": number}
+            cells = []
+            for column, cell in zip(table.columns, row.cells, strict=True):
+                if column.params is None:
+                    given[column.name] = self._table_value(cell, column)
+                else:
+                    listed = self.cells.setdefault(column.name, [])
+                    given[column.name] = TableCell(column.name, len(column.params), len(listed))
+                    cells.append((listed, column, cell))
+            plain = {k: v for k, v in given.items() if not isinstance(v, TableCell)}
+            for listed, column, cell in cells:
+                listed.append((column, cell, plain))
+            rows.append(self._evaluate_attrs(decl, given, decl.attrs, index))
+        first = table.columns[0]
+        return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
+                         name_columns=() if first.params is not None else (index[first.name],))
+
+    def _table_value(self, cell: n.Node, column: n.TableColumn) -> Any:
+        """A plain column's value: a literal, a negative number, or a name (a label, as in
+        `one for each`)."""
+        if isinstance(cell, n.Literal):
+            return cell.value
+        if isinstance(cell, n.Negate) and isinstance(cell.operand, n.Literal) and type(cell.operand.value) is int:
+            return -cell.operand.value
+        if isinstance(cell, n.Name):
+            return cell.id
+        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string), not an expression",
+                   cell, help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
+        return None
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
         values = dict(given)
@@ -412,6 +513,10 @@ class Compiler(ExpressionCompiler):
                            help=self.suggest(z.sort_key, self.attributes))
             else:
                 column = self.attributes.index(z.sort_key)
+        for used in (z.sort_key, z.shows):
+            if used in self.param_columns:
+                self.error("E303", f"zone `{z.name}` uses `{used}`, a table column with parameters: it has no "
+                           "value until it is called", z, help="sort by, or show, a plain column")
         if z.shows is not None and z.shows not in self.attributes:
             self.error("E101", f"zone `{z.name}` shows unknown attribute `{z.shows}`", z,
                        help=self.suggest(z.shows, self.attributes))
@@ -737,6 +842,19 @@ class _Code:
                 raise CompileError
             count = self.compiler.function(counted.code)
         self.emit(m.OP_DRAW, m.DrawSpec(count, source_function, to_function))
+
+    def _s_Shuffle(self, stmt, scope):
+        self.compiler.prelude = []
+        zone = self.code_of(stmt.zone, scope)
+        if zone.kind != "zone":
+            self.error("E201", f"`shuffle` needs a zone, not {a_kind(zone.kind)}", stmt.zone,
+                       help="for a player's zone write `deck of player`")
+            raise CompileError
+        self.emit(m.OP_SHUFFLE, self.compiler.function(zone.code))
+
+    def _s_Tally(self, stmt, scope):
+        key = "None" if stmt.key is None else self.code_of(stmt.key, scope).code
+        self.line(f"st.tally({self.compiler.constant(stmt.name)}, {key})")
 
     def _s_Move(self, stmt, scope):
         what = self.code_of(stmt.what, scope)

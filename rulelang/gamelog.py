@@ -428,7 +428,7 @@ def replay_log(state: State, lines: Iterable[tuple[int, dict]], path: str = "log
 
 def _is_legal(state: State, action: Any) -> bool:
     # Decisions are indices and draws are pieces: both lists are short.
-    if state.current_player() != CHANCE or state.prompt() == "draw":
+    if state.current_player() != CHANCE or state.prompt() in ("draw", "shuffle"):
         return isinstance(action, int) and not isinstance(action, bool) and action in state.legal_actions()
     # A roll: check the face indices here, without enumerating every outcome (1287 for eight
     # dice, with Fractions).

@@ -144,10 +144,37 @@ class HiddenValues:
                 return _level(max(owner.level, OWN))
         return _WORST
 
+    def _x_MethodCall(self, node, env, element):
+        return self._column(node.name, self.expr(node.obj, env, element),
+                            tuple(self.expr(a, env, element) for a in node.args))
+
+    def _column(self, name: str, piece: Value, args: tuple[Value, ...]) -> Value:
+        """A table column with parameters, called like a define: what any of its cells may
+        reveal with these arguments (the row's plain columns are public), and which piece."""
+        key = ("column " + name, (piece,) + args)
+        if key in self._defines:
+            return self._defines[key]
+        if key in self._expanding:
+            return _WORST
+        self._expanding.add(key)
+        try:
+            level = max([piece.level] + [a.level for a in args])
+            for params, cell, plain in self.c.table_cells(name):
+                if len(params) == len(args):
+                    env = dict.fromkeys(plain, _PUBLIC)
+                    env.update(zip(params, args, strict=True))
+                    level = max(level, self.expr(cell, env, None).level)
+        finally:
+            self._expanding.discard(key)
+        self._defines[key] = value = _level(level)
+        return value
+
     def _x_Call(self, node, env, element):
         c, name = self.c, node.func
         if name in c.defines:
             return self._define(c.defines[name], tuple(self.expr(a, env, element) for a in node.args))
+        if name in c.param_columns:  # `fires(d)` about each card of a condition
+            return self._column(name, element or _WORST, tuple(self.expr(a, env, element) for a in node.args))
         if not node.args:
             return _WORST
         first = self.expr(node.args[0], env, element)

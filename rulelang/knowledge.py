@@ -108,6 +108,20 @@ def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
                 knows[q] &= kept
 
 
+def order_seers(state: State, index: int) -> int:
+    """The seats that see the order of a zone's pieces (a `top only` zone: nobody, its top aside)."""
+    return 0 if state.zone_of(index)[0].visibility == "top only" else zone_seers(state, index)
+
+
+def shuffled(state: State, index: int) -> None:
+    """A shuffle: the seats that do not see the zone's order lose track of where each of its
+    pieces lies in it (they still see its count, or its top)."""
+    kept = order_seers(state, index) | ~((1 << state.n) - 1)
+    knows = state.knows
+    for p in state.zones[index]:
+        knows[p] &= kept
+
+
 def rolled(state: State, dice: list[int]) -> None:
     """A die's new face is known to the seats that see the zone it is rolled in."""
     knows, where = state.knows, state.where
@@ -273,6 +287,8 @@ def _sees_chance(state: State, seat: int) -> bool:
     if kind == "roll":
         where = state.where
         return all(zone_seers(state, where[p]) & bit for _, dice in detail for p in dice)
+    if kind == "shuffle":
+        return bool(order_seers(state, detail[0]) & bit)
     source, to, _ = detail
     return bool((zone_seers(state, source) | zone_seers(state, to)) & bit)
 
@@ -311,7 +327,8 @@ def seen_steps(state: State, seat: int) -> Seen | None:
         mover = replay.current_player()
         shown = mover == seat or (mover == CHANCE and _sees_chance(replay, seat))
         is_draw = mover == CHANCE and replay.pending[0] == "draw"
-        rolled = [] if mover != CHANCE or is_draw else [p for _, dice in replay.pending[2] for p in dice]
+        rolled = [p for _, dice in replay.pending[2] for p in dice] \
+            if mover == CHANCE and replay.pending[0] == "roll" else []
         for p in rolled:  # rolled again: what it showed before is never seen now
             unseen_dice.pop(p, None)
         before = len(replay.events)

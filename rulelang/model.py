@@ -24,12 +24,13 @@ OP_END_GAME = 9
 OP_CHECK_END = 10    # a: True after a round, False after a turn
 OP_TURN = 11         # a: procedure index of the turn; the seat is state.player
 OP_DRAW = 12         # a: DrawSpec
+OP_SHUFFLE = 13      # a: zone(state, frame)
 
 OPCODE_NAMES = {
     OP_EXEC: "exec", OP_JUMP: "jump", OP_JUMP_IF_NOT: "jump-if-not", OP_CHOOSE: "choose",
     OP_BRANCH: "branch", OP_ROLL: "roll", OP_CALL: "call", OP_RETURN: "return",
     OP_END_TURN: "end-turn", OP_END_GAME: "end-game", OP_CHECK_END: "check-end", OP_TURN: "turn",
-    OP_DRAW: "draw",
+    OP_DRAW: "draw", OP_SHUFFLE: "shuffle",
 }
 
 Evaluator = Callable[[Any, list], Any]

@@ -51,6 +51,15 @@ class Attribute(Node):
 
 
 @attrs.frozen
+class MethodCall(Node):
+    """``obj.name(args)``: a table column with parameters, worked out for a piece."""
+
+    obj: Node
+    name: str
+    args: tuple[Node, ...]
+
+
+@attrs.frozen
 class Call(Node):
     """``func(args...)``: a built-in function or a ``define``."""
 
@@ -159,6 +168,21 @@ class Draw(Node):
     count: Node | None
     source: Node
     to: Node
+
+
+@attrs.frozen
+class Shuffle(Node):
+    """``shuffle zone``: the zone's pieces in a uniformly random order (chance nodes)."""
+
+    zone: Node
+
+
+@attrs.frozen
+class Tally(Node):
+    """``tally name [by key]``: count an outcome for statistics; play does not change."""
+
+    name: str
+    key: Node | None = None
 
 
 @attrs.frozen
@@ -433,6 +457,29 @@ class Generator(Node):
 
 
 @attrs.frozen
+class TableColumn(Node):
+    """A column of a table: a plain one holds a value, one with ``params`` an expression."""
+
+    name: str
+    params: tuple[str, ...] | None = None
+
+
+@attrs.frozen
+class TableRow(Node):
+    """One line of a table: one cell per column; it makes one piece."""
+
+    cells: tuple[Node, ...]
+
+
+@attrs.frozen
+class Table(Node):
+    """``table col, col(params), ...:`` and its rows, one piece each."""
+
+    columns: tuple[TableColumn, ...]
+    rows: tuple[TableRow, ...]
+
+
+@attrs.frozen
 class PieceDecl(Node):
     """``tile|card|token|piece name:``: a kind of piece, its pieces and attributes."""
 
@@ -443,6 +490,7 @@ class PieceDecl(Node):
     attrs: tuple[AttrDecl, ...] = ()
     limit: int | None = None  # `limit N per player`: no player holds more than N of them
     limit_span: Span | None = _span()
+    table: Table | None = None  # `table ...:`: one piece per row
 
 
 @attrs.frozen

@@ -649,25 +649,34 @@ class AstBuilder(Transformer):
         category, name, *items = children
         generators: list[n.Generator] = []
         attrs_: list[n.AttrDecl] = []
-        count = limit = limit_span = None
+        count = limit = limit_span = table = None
         for item in items:
             if isinstance(item, n.AttrDecl):
                 attrs_.append(item)
+            elif isinstance(item, n.Table):
+                if table is not None:
+                    raise _Problem("E303", f"`{name}` has two tables", item.span.start, item.span.end,
+                                   help="put all its rows in one table")
+                table = item
             elif isinstance(item, int):
                 count = item
             elif isinstance(item, tuple) and item[0] == "limit":
                 limit, limit_span = item[1], item[2]
             else:
                 generators.extend(item)
-        made = 1
+        made = len(table.rows) if table is not None else 1
         for generator in generators:
             made *= len(generator.values)
             if made > self.limits.pieces:  # worked out before any piece is made
                 raise _Problem("E602", f"`{name}` makes more than {self.limits.pieces} pieces, the limit",
                                meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
                                help=_raise_help("pieces", _product(g.values for g in generators)))
+        if table is not None and made > self.limits.pieces:
+            raise _Problem("E602", f"`{name}` makes more than {self.limits.pieces} pieces, the limit",
+                           meta.start_pos, _end_of_code(self.source.text, meta.start_pos, meta.end_pos),
+                           help=_raise_help("pieces", made))
         return n.PieceDecl(category, str(name), tuple(generators), count, tuple(attrs_), limit,
-                           span=self._span(meta), limit_span=limit_span)
+                           span=self._span(meta), limit_span=limit_span, table=table)
 
     def piece_category(self, meta, children):
         return str(children[0])
@@ -708,6 +717,23 @@ class AstBuilder(Transformer):
 
     def attr_item(self, meta, children):
         return n.AttrDecl(str(children[0]), children[1], span=self._span(meta))
+
+    def table_item(self, meta, children):
+        columns = tuple(c for c in children if isinstance(c, n.TableColumn))
+        rows = tuple(c for c in children if isinstance(c, n.TableRow))
+        for row in rows:
+            if len(row.cells) != len(columns):
+                raise _Problem("E303", f"a row of {len(row.cells)} value(s) in a table of {len(columns)} column(s)",
+                               row.span.start, row.span.end,
+                               help=f"give one value per column: {', '.join(c.name for c in columns)}")
+        return n.Table(columns, rows, span=self._span(meta))
+
+    def table_column(self, meta, children):
+        name, params = children
+        return n.TableColumn(str(name), params, span=self._span(meta))
+
+    def table_row(self, meta, children):
+        return n.TableRow(tuple(children), span=self._span(meta))
 
     def zone_decl(self, meta, children):
         name, *props = children
@@ -800,6 +826,12 @@ class AstBuilder(Transformer):
             count = n.Literal(self._int(count), span=self._tok_span(count))
         return n.Draw(count, source, to, span=self._span(meta))
 
+    def shuffle_stmt(self, meta, children):
+        return n.Shuffle(children[0], span=self._span(meta))
+
+    def tally_stmt(self, meta, children):
+        return n.Tally(str(children[0]), children[1], span=self._span(meta))
+
     def move_stmt(self, meta, children):
         what, to, place = children
         return n.Move(what, to, place, span=self._span(meta))
@@ -821,6 +853,12 @@ class AstBuilder(Transformer):
         return n.Assign(target, op, value, span=self._span(meta))
 
     def assign_op(self, meta, children):
+        return str(children[0])
+
+    def attr_name(self, meta, children):
+        return str(children[0])
+
+    def target_name(self, meta, children):
         return str(children[0])
 
     def target(self, meta, children):
@@ -993,6 +1031,10 @@ class AstBuilder(Transformer):
     def call(self, meta, children):
         func, *args = children
         return n.Call(str(func), tuple(a for a in args if a is not None), span=self._span(meta))
+
+    def method_call(self, meta, children):
+        obj, name, *args = children
+        return n.MethodCall(obj, str(name), tuple(a for a in args if a is not None), span=self._span(meta))
 
     def index(self, meta, children):
         return n.Index(children[0], children[1], span=self._span(meta))

@@ -106,7 +106,7 @@ def _face_numbers(labels: tuple) -> tuple:
     return tuple(label if label.__class__ is int else None for label in labels)
 
 
-_CHANCE_KINDS = ("roll", "draw")
+_CHANCE_KINDS = ("roll", "draw", "shuffle")
 
 
 @functools.cache
@@ -144,6 +144,10 @@ def describe_error(error: BaseException) -> str:
 # Python's names of the values rules compute, in the words of the language.
 _TYPE_WORDS = {"str": "a label", "int": "a number", "bool": "true or false", "list": "a list",
                "NoneType": "none", "tuple": "a list"}
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(map(_hashable, value)) if value.__class__ is list else value
 
 
 def _kind_of(value: Any) -> str:
@@ -235,6 +239,9 @@ class State:
         # Triggered rules waiting to run, in order: (depth of the frame whose statement set
         # them off, trigger index, the rule's frame slots). They run when that frame is on top.
         self.fired: list[tuple] = []
+        # `tally NAME by KEY`: counts for statistics, per (name, key); replaced on each tally,
+        # never changed, so clones share it. Not an event: play and views do not change.
+        self.tallies: dict[tuple[str, Any], int] = {}
         self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
         limits = game.run_limits
         # Work done in the current step (items gone through), checked against the budget by
@@ -325,6 +332,9 @@ class State:
         if self.pending[0] == "draw":
             pieces = self.zones[self.pending[2][0]]
             return [(p, Fraction(1, len(pieces))) for p in pieces]
+        if self.pending[0] == "shuffle":
+            pieces = self.shuffle_left()
+            return [(p, Fraction(1, len(pieces))) for p in pieces]
         groups = self.pending[2]
         per_group = [_multiset_outcomes(len(self.game.kinds[kind_index].face_labels), len(dice))
                      for kind_index, dice in groups]
@@ -350,6 +360,9 @@ class State:
         if self.pending[0] == "draw":
             pieces = self.zones[self.pending[2][0]]
             return pieces[int(draw() * len(pieces))]
+        if self.pending[0] == "shuffle":
+            pieces = self.shuffle_left()
+            return pieces[int(draw() * len(pieces))]
         kinds = self.game.kinds
         return tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
                      for kind_index, dice in self.pending[2])
@@ -367,6 +380,11 @@ class State:
             frame[1] += 1
         elif pending[0] == "draw":
             if self._apply_draw(pending, action):
+                self.history.append(action)
+                return
+            frame[1] += 1
+        elif pending[0] == "shuffle":
+            if self._apply_shuffle(pending, action):
                 self.history.append(action)
                 return
             frame[1] += 1
@@ -477,6 +495,34 @@ class State:
         self.pending = ("draw", pending[1], (source, to, remaining - 1))
         return True
 
+    def tally(self, name: str, key: Any) -> None:
+        """`tally NAME by KEY`: one more of this outcome, for statistics."""
+        if key.__class__ is list:
+            key = tuple(map(_hashable, key))
+        tallies = dict(self.tallies)
+        tallies[(name, key)] = tallies.get((name, key), 0) + 1
+        self.tallies = tallies
+
+    def shuffle_left(self) -> list[int]:
+        """The pieces a pending shuffle has not placed yet: one of them goes next, below those placed."""
+        zone, left = self.pending[2]
+        return self.zones[zone][:left]
+
+    def _apply_shuffle(self, pending: tuple, piece) -> bool:
+        """Place the piece picked next: it goes under the pieces already placed, so the first
+        picked ends on top. True when more picks are to come (the last piece left needs none)."""
+        zone, left = pending[2]
+        pieces = self.zones[zone]
+        if piece.__class__ is not int or piece not in pieces[:left]:
+            raise RuntimeFault(self._diagnostic("R506", f"{piece!r} is not a piece left to shuffle in "
+                                                f"{self.zone_name(zone)}"))
+        pieces.remove(piece)
+        pieces.insert(left - 1, piece)
+        if left - 1 <= 1:
+            return False
+        self.pending = ("shuffle", pending[1], (zone, left - 1))
+        return True
+
     def returns(self) -> list[float]:
         """1/k for each of the k winners at the end, 0 otherwise; all 0 before the end."""
         if not self.finished or not self.winners:
@@ -552,6 +598,12 @@ class State:
                 kind = self.game.kinds[self.pieces.kind[piece]].name
                 return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
                     f"{self.zone_name(self.where[piece], viewer)}"
+        if self.pending[0] == "shuffle":
+            zone = self.pending[2][0]
+            if viewer != "all" and (self.sight(zone, viewer) != SEE_PIECES
+                                    or self.zone_of(zone)[0].visibility == "top only"):
+                return f"shuffle {self.zone_name(zone, viewer)}"
+            return f"shuffle {self.zone_name(zone, viewer)}: {self.describe_piece(action)} next"
         if self.pending[0] == "draw":
             source = self.where[action]
             sight = self.sight(source, viewer)
@@ -571,6 +623,8 @@ class State:
         """A JSON form of an action of the current node."""
         if self.pending[0] == "draw":
             return {"draw": self.piece_json(action)}
+        if self.pending[0] == "shuffle":
+            return {"shuffle": self.piece_json(action)}
         if self.pending[0] == "roll":
             return {"roll": self._outcome_labels(action)}
         value = self.pending[2][action]
@@ -1040,6 +1094,18 @@ class State:
                             "R507", f"nothing to draw: {self.zone_name(source)} is empty"))
                     self.pending = ("draw", rule, (source, a.to(self, slots), count))
                     return
+                elif op == 13:  # OP_SHUFFLE
+                    frame[1] = pc
+                    zone = a(self, slots)
+                    if self.tracing:
+                        self.events.append((rule, "shuffle", zone))
+                    if len(self.zones[zone]) < 2 or self.sort_columns[zone] is not None:
+                        pc += 1  # nothing to put in order, or a zone that keeps its own
+                        continue
+                    if self.knows is not None:
+                        knowledge.shuffled(self, zone)
+                    self.pending = ("shuffle", rule, (zone, len(self.zones[zone])))
+                    return
                 elif op == 6 or op == 11:  # OP_CALL, OP_TURN
                     frame[1] = pc + 1
                     if op == 11:
@@ -1415,6 +1481,8 @@ class State:
             text = f"{self.counter_name(index)} = {shown}"
         elif kind == "otherwise":
             text = f"no option for `{payload}`: otherwise"
+        elif kind == "shuffle":
+            text = f"shuffle {self.zone_name(payload, viewer)}"
         else:
             text = f"{kind} {payload}"
         if rule >= 0:

@@ -67,6 +67,9 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
     ``draw NAME``
         The pending draw takes the piece named NAME (as the trace names it: ``card 55``).
+        A pending ``shuffle`` is scripted the same way, one ``draw`` line per piece from the
+        top down: the first piece named ends on top; the last piece left needs no line
+        (``shuffle`` of 3 cards: two ``draw`` lines).
     ``choose TEXT``
         Take the legal action whose text (``State.action_to_string``, for instance
         ``set aside: star`` or ``take: tile 36 from row``) matches TEXT: first an exact
@@ -425,9 +428,9 @@ class _Runner:
         player = state.current_player()
         if player == TERMINAL:
             return f"  the game is over; winners: {_seats(state.winners)}, returns: {state.returns()}"
-        if player == CHANCE and state.prompt() == "draw":
+        if player == CHANCE and state.prompt() in ("draw", "shuffle"):
             pieces = ", ".join(state.describe_piece(p) for p in state.legal_actions())
-            return f"  a draw is pending, from: {pieces}"
+            return f"  a {state.prompt()} is pending, from: {pieces}"
         if player == CHANCE:
             groups = ", ".join(f"{len(dice)} {self.game.kinds[k].name}" for k, dice in state.pending[2])
             return f"  a roll is pending: {groups} (write `roll` with one group per kind, in this order)"
@@ -509,8 +512,8 @@ class _Runner:
         state = self.state
         if self.faulted_at is not None:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
-        if state.current_player() != CHANCE or state.prompt() != "draw":
-            self.fail("a draw was scripted, but no draw is pending")
+        if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
+            self.fail("a draw was scripted, but no draw or shuffle is pending")
         found = [p for p in state.legal_actions() if state.describe_piece(p) == step.arg]
         if len(found) != 1:
             self.fail(f"no single piece `{step.arg}` to draw")

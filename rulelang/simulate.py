@@ -94,6 +94,7 @@ class Stats:
         self.triggered: Counter[str] = Counter()
         self.triggered_games: Counter[str] = Counter()
         self.chosen: Counter[tuple[str, str]] = Counter()
+        self.tallies: Counter[tuple[str, object]] = Counter()  # `tally NAME by KEY`, over all games
 
     def add(self, state: State) -> None:
         self.turns.append(state.turn_number)
@@ -113,6 +114,7 @@ class Stats:
             elif kind == "choose" and len(payload) > 4 and rule_index >= 0:
                 self.chosen[(self.game.rules[rule_index].name, _option_text(payload))] += 1
         self.triggered.update(fired)
+        self.tallies.update(state.tallies)
         self.triggered_games.update(fired.keys())
 
     def report(self, bots: list[str], seed: int, elapsed: float, faults: list, path: str,
@@ -138,6 +140,7 @@ class Stats:
             "triggered": {rule: {"per_game": count / n, "games": self.triggered_games[rule] / n}
                           for rule, count in self.triggered.most_common()} if n else {},
             "choices": _choices_report(self.chosen, n),
+            "tallies": _tallies_report(self.tallies, n),
             "faults": [{"seed": s, "code": d.code, "message": d.message,
                         "where": d.span.where() if d.span else None} for s, d in faults],
             "seconds": elapsed, "games_per_second": (n + len(faults)) / elapsed if elapsed else None,
@@ -186,6 +189,29 @@ def _choices_report(chosen: Counter, games: int) -> dict:
     return report
 
 
+def _key_text(key) -> str:
+    if isinstance(key, bool):
+        return str(key).lower()
+    if isinstance(key, tuple):
+        return "[" + ", ".join(map(_key_text, key)) + "]"
+    return "none" if key is None else str(key)
+
+
+def _tallies_report(tallies: Counter, games: int) -> dict:
+    """Per tally name: its total, its mean per game, and the same per key (`tally NAME by KEY`),
+    keys most counted first."""
+    report: dict[str, dict] = {}
+    if not games:
+        return report
+    for (name, key), count in sorted(tallies.items(), key=lambda item: (item[0][0], -item[1])):
+        entry = report.setdefault(name, {"total": 0, "per_game": 0.0, "by": {}})
+        entry["total"] += count
+        entry["per_game"] = entry["total"] / games
+        if key is not None:
+            entry["by"][_key_text(key)] = {"total": count, "per_game": count / games}
+    return report
+
+
 def format_report(r: dict) -> str:
     """The simulate report as text tables."""
     options = printable(", ".join(f"{k}={v}" for k, v in r["options"].items())) or "defaults"
@@ -219,6 +245,15 @@ def format_report(r: dict) -> str:
         for rule, options in r["choices"].items():
             text = ", ".join(f"{option} {per_game:.2f}" for option, per_game in options.items())
             lines.append(f"  {rule:<{width}}  {text}")
+    if r.get("tallies"):
+        lines.append("")
+        lines.append("tallies (total, times per game):")
+        width = max(len(printable(key)) + 2 for entry in r["tallies"].values() for key in [""] + list(entry["by"]))
+        width = max([width] + [len(name) for name in r["tallies"]])
+        for name, entry in r["tallies"].items():
+            lines.append(f"  {name:<{width}}  {entry['total']:6}  {entry['per_game']:6.2f}")
+            for key, seen in entry["by"].items():
+                lines.append(f"    {printable(key):<{width - 2}}  {seen['total']:6}  {seen['per_game']:6.2f}")
     if r["faults"]:
         lines.append("")
         lines.append(f"{len(r['faults'])} of {r['games']} games faulted:")

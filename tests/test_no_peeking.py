@@ -33,6 +33,8 @@ def _unseen_chance(state, seat: int) -> bool:
     if kind == "roll":
         return not any(knowledge.zone_seers(state, state.where[p]) >> seat & 1
                        for _, dice in detail for p in dice)
+    if kind == "shuffle":
+        return not knowledge.order_seers(state, detail[0]) >> seat & 1
     source, to, _ = detail
     return not (knowledge.zone_seers(state, source) | knowledge.zone_seers(state, to)) >> seat & 1
 
@@ -48,7 +50,7 @@ def replayed_twin(state, seat: int, rng: random.Random):
     for action in state.history:
         if twin.current_player() == CHANCE:
             unseen = _unseen_chance(twin, seat)
-            if twin.pending[0] == "roll":
+            if twin.pending[0] in ("roll", "shuffle"):
                 action = twin.sample_chance(rng) if unseen else action
             else:
                 taken = swap.get(action, action)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang import cli
+from rulelang import cli, knowledge
 from rulelang.agents import seat_view
 from rulelang.diagnostics import RuntimeFault
 
@@ -382,6 +382,12 @@ def _alike_outcome(state, seat, outcome, rng):
     (dice it sees show the same faces; a drawn piece it does not see is of the same kind), or
     None."""
     kind, _, detail = state.pending
+    if kind == "shuffle":  # a seat that does not see the order cannot tell pieces of a kind apart
+        if knowledge.order_seers(state, detail[0]) >> seat & 1:
+            return None
+        kind_of = state.pieces.kind
+        others = [q for q in state.shuffle_left() if q != outcome and kind_of[q] == kind_of[outcome]]
+        return rng.choice(others) if others else None
     if kind == "draw":
         source, to, _ = detail
         seen = "pieces" in (_sight(state, source, seat), _sight(state, to, seat))
