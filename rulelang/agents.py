@@ -15,7 +15,7 @@ from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
-__all__ = ["AGENTS", "Agent", "MonteCarloAgent", "RandomAgent", "SeatView", "evaluate", "make_agent",
+__all__ = ["AGENTS", "Agent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView", "evaluate", "make_agent",
            "play_game", "seat_view"]
 
 
@@ -77,15 +77,21 @@ class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
     times (fewer when there are many actions: ``budget`` rollouts in all, each at most
     ``max_steps`` steps), playing on at random (chance sampled with true probabilities) until the turn passes
-    to another seat, the round ends or the game ends, and scored with ``evaluate``. Try k of
+    to another seat, the round ends or the game ends, and scored with ``evaluate``. With
+    ``horizon="round"`` (the bot ``mc_round``), the other seats' turns are played out at random
+    too, to the end of the round: for games where a round's result, settled after everyone's
+    turn, is what changes the score. Try k of
     every action starts from the same ``view.sample_state``, the k-th: what the seat cannot see
     is drawn again, so the bot decides from what its seat has seen. Works for any rules file."""
 
     name = "mc"
 
     def __init__(self, seed: int | None = None, rollouts: int = 24, max_steps: int = 400,
-                 budget: int = 600):
+                 budget: int = 600, horizon: str = "turn"):
         super().__init__(seed)
+        if horizon not in ("turn", "round"):
+            raise ValueError(f"a horizon is `turn` or `round`, not {horizon!r}")
+        self.horizon = horizon
         self.rollouts = rollouts
         self.max_steps = max_steps
         self.budget = budget  # rollouts in one decision, all actions together
@@ -113,12 +119,14 @@ class MonteCarloAgent(Agent):
 
     def _rollout(self, sim: State, seat: int, action) -> float:
         rng = self.rng
-        turn, round_ = sim.turn_number, sim.round_number
+        # A turn number that never changes keeps the rollout going to the end of the round.
+        turn = sim.turn_number if self.horizon == "turn" else None
+        round_ = sim.round_number
         steps = 0
         try:
             sim.apply_action(action)
-            while (not sim.is_terminal() and sim.turn_number == turn and sim.round_number == round_
-                   and steps < self.max_steps):
+            while (not sim.is_terminal() and (turn is None or sim.turn_number == turn)
+                   and sim.round_number == round_ and steps < self.max_steps):
                 if sim.current_player() == CHANCE:
                     sim.apply_action(sim.sample_chance(rng))
                 else:
@@ -131,7 +139,18 @@ class MonteCarloAgent(Agent):
         return evaluate(sim, seat)
 
 
-AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent}
+class RoundMonteCarloAgent(MonteCarloAgent):
+    """``mc`` looking ahead to the end of the round (``horizon="round"``)."""
+
+    name = "mc_round"
+
+    def __init__(self, seed: int | None = None, **options):
+        options.setdefault("horizon", "round")
+        options.setdefault("max_steps", 2000)
+        super().__init__(seed, **options)
+
+
+AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCarloAgent}
 
 
 def make_agent(name: str, seed: int | None = None, **options) -> Agent:
