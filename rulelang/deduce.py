@@ -1,0 +1,144 @@
+"""Deduction for any game: what each action would tell a seat, and what it would be worth.
+
+A seat's belief is a list of worlds, ``(State, probability)``: every game it cannot tell from
+the true one (``SeatView.worlds``), or samples of them when there are too many. ``consider``
+plays each legal action forward in every world until someone's next decision (chance drawn
+on the way) and records what the seat would see then and what the game is worth to it
+(``evaluate``). An action after which the seat decides again having seen the same in every
+world (the first step of a guess made of several choices) is followed through that decision
+too, each next action alike in every world. ``choose_by_gain`` then weighs questions by
+expected information gain and guesses by expected value (docs/language.md, section 4, "Bots").
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .diagnostics import RuntimeFault
+from .runtime import CHANCE, State
+
+CHAIN = 4        # own decisions in a row followed through, with nothing new seen between them
+EPSILON = 1e-9
+
+
+class Line(NamedTuple):
+    """One line of play from the decision: its actions, and in each world what the seat then
+    sees (``seen``), the game's worth to it (``value``) and whether it changed anything the
+    seat is scored on or ended the game (``decisive``)."""
+
+    actions: tuple
+    seen: list
+    value: list[float]
+    decisive: bool
+
+
+def entropy(weights: list[float]) -> float:
+    """Shannon entropy (bits) of weights that need not add up to 1."""
+    total = sum(weights)
+    if total <= 0:
+        return 0.0
+    return -sum(w / total * math.log2(w / total) for w in weights if w > 0)
+
+
+def gain(weights: list[float], seen: list) -> float:
+    """Expected information gain of learning ``seen``: entropy before minus expected after."""
+    groups: dict = {}
+    for w, s in zip(weights, seen, strict=True):
+        groups.setdefault(s, []).append(w)
+    total = sum(weights)
+    after = sum(sum(g) / total * entropy(g) for g in groups.values())
+    return entropy(weights) - after
+
+
+def play_on(world: State, action, seat: int, rng: random.Random, max_steps: int) -> tuple[tuple, State | None]:
+    """``action`` played in a copy of ``world``, chance drawn with ``rng``, up to the next
+    decision of anyone or the end: what ``seat`` sees on the way (its trace lines and its
+    observation), and the game then (None when the rules faulted)."""
+    sim = world.clone(tracing=True)
+    sim.events = []
+    try:
+        sim.apply_action(action)
+        steps = 0
+        while sim.current_player() == CHANCE and steps < max_steps:
+            sim.apply_action(sim.sample_chance(rng))
+            steps += 1
+    except RuntimeFault:
+        return ("fault",), None
+    lines = tuple(sim.format_event(e, seat) for e in sim.events)
+    return (lines, sim.observation_string(seat)), sim
+
+
+class Budget:
+    """Plays forward left for one decision."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int):
+        self.left = left
+
+
+def consider(worlds: list[tuple[State, float]], seat: int, evaluate: Callable[[State, int], float],
+             rng: random.Random, budget: Budget, max_steps: int = 200) -> list[Line]:
+    """Every line of play from the decision the worlds share (see the module's docstring)."""
+    base = [evaluate(w, seat) for w, _ in worlds]
+    return _lines(worlds, (), [()] * len(worlds), base, seat, evaluate, rng, budget, max_steps, CHAIN)
+
+
+def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_steps, chain) -> list[Line]:
+    found: list[Line] = []
+    for action in worlds[0][0].legal_actions():
+        budget.left -= len(worlds)
+        plays = [play_on(w, action, seat, rng, max_steps) for w, _ in worlds]
+        seen = [(before, key) for before, (key, _) in zip(seen_before, plays, strict=True)]
+        value, decisive = [], False
+        for (_, sim), b in zip(plays, base, strict=True):
+            v = -100.0 if sim is None else evaluate(sim, seat)
+            decisive = decisive or sim is None or sim.is_terminal() or abs(v - b) > EPSILON
+            value.append(v)
+        actions = prefix + (action,)
+        blind = len({key for key, _ in plays}) == 1
+        again = [sim for _, sim in plays]
+        if blind and not decisive and chain > 1 and budget.left > 0 and \
+                all(s is not None and s.current_player() == seat for s in again):
+            found.extend(_lines([(s, w) for s, (_, w) in zip(again, worlds, strict=True)], actions, seen,
+                                base, seat, evaluate, rng, budget, max_steps, chain - 1))
+        else:
+            found.append(Line(actions, seen, value, decisive))
+    return found
+
+
+def choose_by_gain(lines: list[Line], weights: list[float], discount: float) -> tuple[Line | None, float]:
+    """The line to take, and its information gain: a question (a line that decides nothing)
+    is worth what the best guess will be worth once its answer is known, discounted for the
+    decision it uses, and a guess (a line that decides something) its expected value; the best
+    of them, ties going to the most informative. None when no line decides anything and none
+    tells the seat anything."""
+    total = sum(weights)
+    p = [w / total for w in weights]
+    guesses = [line for line in lines if line.decisive]
+    best, best_score, best_gain = None, -math.inf, 0.0
+    for line in lines:
+        g = gain(p, line.seen)
+        if line.decisive:
+            score = sum(pi * v for pi, v in zip(p, line.value, strict=True))
+        elif g > EPSILON:
+            stay = sum(pi * v for pi, v in zip(p, line.value, strict=True))
+            groups: dict = {}
+            for i, s in enumerate(line.seen):
+                groups.setdefault(s, []).append(i)
+            later = 0.0
+            for members in groups.values():
+                options = [sum(p[i] * line.value[i] for i in members)]
+                options += [sum(p[i] * guess.value[i] for i in members) for guess in guesses]
+                later += max(options)
+            score = stay + discount * (later - stay)
+        else:
+            continue
+        if score > best_score + EPSILON or (abs(score - best_score) <= EPSILON and g > best_gain):
+            best, best_score, best_gain = line, score, g
+    if best is None or (not best.decisive and best_gain <= EPSILON):
+        return None, 0.0
+    return best, best_gain
