@@ -68,7 +68,7 @@ def play_on(world: State, action, seat: int, rng: random.Random, max_steps: int)
     except RuntimeFault:
         return ("fault",), None
     lines = tuple(sim.format_event(e, seat) for e in sim.events)
-    return (lines, sim.observation_string(seat)), sim
+    return (lines, None if sim.finished else sim.observation_string(seat)), sim
 
 
 class Budget:
