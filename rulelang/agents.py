@@ -164,6 +164,9 @@ class DeduceAgent(Agent):
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
         worlds = self.beliefs(view)
+        keep = max(1, self.budget // len(view.legal_actions))
+        if len(worlds) > keep:  # within the budget: the likeliest worlds, their weights as they were
+            worlds = sorted(worlds, key=lambda world: -world[1])[:keep]
         try:
             lines = deduce.consider(worlds, view.seat, evaluate, self.rng, deduce.Budget(self.budget))
         except RuntimeFault:  # a world the rules cannot play on from: decide as mc does

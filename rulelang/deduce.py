@@ -101,8 +101,9 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
         actions = prefix + (action,)
         blind = len({key for key, _ in plays}) == 1
         again = [sim for _, sim in plays]
-        if blind and not decisive and chain > 1 and budget.left > 0 and \
-                all(s is not None and s.current_player() == seat for s in again):
+        if blind and not decisive and chain > 1 and \
+                all(s is not None and s.current_player() == seat for s in again) and \
+                budget.left >= len(worlds) * len(again[0].legal_actions()):
             found.extend(_lines([(s, w) for s, (_, w) in zip(again, worlds, strict=True)], actions, seen,
                                 base, seat, evaluate, rng, budget, max_steps, chain - 1))
         else:
