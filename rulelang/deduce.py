@@ -4,10 +4,11 @@ A seat's belief is a list of worlds, ``(State, probability)``: every game it can
 the true one (``SeatView.worlds``), or samples of them when there are too many. ``consider``
 plays each legal action forward in every world until someone's next decision (chance drawn
 on the way) and records what the seat would see then and what the game is worth to it
-(``evaluate``). An action after which the seat decides again having seen the same in every
-world (the first step of a guess made of several choices) is followed through that decision
-too, each next action alike in every world. ``choose_by_gain`` then weighs questions by
-expected information gain and guesses by expected value (docs/language.md, section 4, "Bots").
+(``evaluate``). An action after which the seat decides again in the same turn, having seen
+the same in every world (the first step of a guess made of several choices), is followed
+through that decision too, each next action alike in every world. ``choose_by_gain`` then
+weighs questions by expected information gain and guesses by expected value
+(docs/language.md, section 4, "Bots").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import NamedTuple
 from .diagnostics import RuntimeFault
 from .runtime import CHANCE, State
 
-CHAIN = 4        # own decisions in a row followed through, with nothing new seen between them
+CHAIN = 4        # own decisions in a row in one turn followed through, nothing new seen between them
 EPSILON = 1e-9
 
 
@@ -102,7 +103,8 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
         blind = len({key for key, _ in plays}) == 1
         again = [sim for _, sim in plays]
         if blind and not decisive and chain > 1 and \
-                all(s is not None and s.current_player() == seat for s in again) and \
+                all(s is not None and s.current_player() == seat and s.turn_number == w.turn_number
+                    and s.round_number == w.round_number for s, (w, _) in zip(again, worlds, strict=True)) and \
                 budget.left >= len(worlds) * len(again[0].legal_actions()):
             found.extend(_lines([(s, w) for s, (_, w) in zip(again, worlds, strict=True)], actions, seen,
                                 base, seat, evaluate, rng, budget, max_steps, chain - 1))
