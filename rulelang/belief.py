@@ -15,6 +15,8 @@ from .diagnostics import RuntimeFault
 from .knowledge import Seen, _new_lines
 from .runtime import CHANCE, State
 
+WORK = 16  # ways tried in all, per world allowed, before the listing gives up
+
 
 def state_key(state: State) -> tuple:
     """What makes two games the same from here on: pieces and where they are, faces, counters,
@@ -39,13 +41,18 @@ def _ways(replay: State, mover: int) -> list[tuple[object, float]]:
 
 def worlds(seen: Seen, seat: int, limit: int) -> list[tuple[State, float]] | None:
     """Every game ``seat`` cannot tell from the one it has seen, each with its probability
-    (they add up to 1); None when more than ``limit`` are alive at some step, or none fits.
+    (they add up to 1); None when more than ``limit`` are alive at some step, more than
+    WORK x ``limit`` ways would be tried in all, or none fits.
     The states have no trace, no history and no knowledge, like ``replay_sample``'s."""
     alive: dict[tuple, tuple[State, float]] = {(): (seen.start.clone(), 1.0)}
+    work = WORK * limit  # ways tried in all: a roll of many dice after many worlds gives up early
     for action, lines, mover, _ in seen.steps:
         after: dict[tuple, tuple[State, float]] = {}
         for replay, weight in alive.values():
             ways = [(action, 1.0)] if action is not None else _ways(replay, mover)
+            work -= len(ways)
+            if work < 0:
+                return None
             for way, p in ways:
                 step = replay.clone()
                 before = len(step.events)
