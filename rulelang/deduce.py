@@ -100,17 +100,30 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
             decisive = decisive or sim is None or sim.is_terminal() or abs(v - b) > EPSILON
             value.append(v)
         actions = prefix + (action,)
-        blind = len({key for key, _ in plays}) == 1
         again = [sim for _, sim in plays]
-        if blind and not decisive and chain > 1 and \
+        if chain > 1 and not decisive and len({key for key, _ in plays}) == 1 and \
                 all(s is not None and s.current_player() == seat and s.turn_number == w.turn_number
-                    and s.round_number == w.round_number for s, (w, _) in zip(again, worlds, strict=True)) and \
-                budget.left >= len(worlds) * len(again[0].legal_actions()):
-            found.extend(_lines([(s, w) for s, (_, w) in zip(again, worlds, strict=True)], actions, seen,
-                                base, seat, evaluate, rng, budget, max_steps, chain - 1))
-        else:
-            found.append(Line(actions, seen, value, decisive))
+                    and s.round_number == w.round_number for s, (w, _) in zip(again, worlds, strict=True)):
+            # Within the budget: the next decision is tried in the likeliest worlds only, and
+            # counts as changing nothing in the others.
+            keep = min(len(worlds), budget.left // len(again[0].legal_actions()))
+            if keep >= 1:
+                chosen = sorted(sorted(range(len(worlds)), key=lambda i: -worlds[i][1])[:keep])
+                for line in _lines([(again[i], worlds[i][1]) for i in chosen], actions, [seen[i] for i in chosen],
+                                   [base[i] for i in chosen], seat, evaluate, rng, budget, max_steps, chain - 1):
+                    found.append(_widen(line, chosen, seen, base))
+                continue
+        found.append(Line(actions, seen, value, decisive))
     return found
+
+
+def _widen(line: Line, chosen: list[int], seen: list, base: list[float]) -> Line:
+    """A line found in some of the worlds (``chosen``), for all of them: in the others the seat
+    sees what it saw one step before, and nothing changes."""
+    seen, value = list(seen), list(base)
+    for j, i in enumerate(chosen):
+        seen[i], value[i] = line.seen[j], line.value[j]
+    return Line(line.actions, seen, value, line.decisive)
 
 
 def choose_by_gain(lines: list[Line], weights: list[float], discount: float) -> tuple[Line | None, float]:
