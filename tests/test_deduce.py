@@ -78,6 +78,14 @@ def test_deduce_breaks_the_code_far_more_often_than_chance():
     assert wins["deduce"] >= 4 and wins["random"] <= 1
 
 
+def test_deduce_follows_a_guess_of_several_choices():
+    """digit_by_digit: the guess is three choices in a row, followed in every world."""
+    game = rulelang.load(HIDDEN / "code_breaker.rules", digit_by_digit=1)
+    wins = sum(play_game(game.new_initial_state(2), [make_agent("deduce", 40 + g), make_agent("random", g)],
+                         random.Random(g)).returns()[0] for g in range(2))
+    assert wins == 2
+
+
 def test_deduce_guesses_at_once_when_one_world_is_left():
     """Six yes/no answers tell the code: the bot guesses it, right, with rounds to spare."""
     state = rulelang.load(HIDDEN / "code_breaker.rules", rounds=9).new_initial_state(2)
