@@ -131,17 +131,16 @@ def choose_by_gain(lines: list[Line], weights: list[float], discount: float) -> 
     is worth what the best guess will be worth once its answer is known, discounted for the
     decision it uses, and a guess (a line that decides something) its expected value; the best
     of them, ties going to the most informative. None when no line decides anything and none
-    tells the seat anything."""
+    tells the seat anything, or when the best line is one of those (a move that neither asks nor
+    guesses, which ``mc`` judges better)."""
     total = sum(weights)
     p = [w / total for w in weights]
     guesses = [line for line in lines if line.decisive]
     best, best_score, best_gain = None, -math.inf, 0.0
     for line in lines:
         g = gain(p, line.seen)
-        if line.decisive:
-            score = sum(pi * v for pi, v in zip(p, line.value, strict=True))
-        elif g > EPSILON:
-            stay = sum(pi * v for pi, v in zip(p, line.value, strict=True))
+        score = stay = sum(pi * v for pi, v in zip(p, line.value, strict=True))
+        if not line.decisive and g > EPSILON:
             groups: dict = {}
             for i, s in enumerate(line.seen):
                 groups.setdefault(s, []).append(i)
@@ -151,8 +150,6 @@ def choose_by_gain(lines: list[Line], weights: list[float], discount: float) -> 
                 options += [sum(p[i] * guess.value[i] for i in members) for guess in guesses]
                 later += max(options)
             score = stay + discount * (later - stay)
-        else:
-            continue
         if score > best_score + EPSILON or (abs(score - best_score) <= EPSILON and g > best_gain):
             best, best_score, best_gain = line, score, g
     if best is None or (not best.decisive and best_gain <= EPSILON):
