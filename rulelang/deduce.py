@@ -4,9 +4,10 @@ A seat's belief is a list of worlds, ``(State, probability)``: every game it can
 the true one (``SeatView.worlds``), or samples of them when there are too many. ``consider``
 plays each legal action forward in every world until someone's next decision (chance drawn
 on the way) and records what the seat would see then and what the game is worth to it
-(``evaluate``). An action after which the seat decides again in the same turn, having seen
-the same in every world (the first step of a guess made of several choices), is followed
-through that decision too, each next action alike in every world. ``choose_by_gain`` then
+(``evaluate``). An action after which the seat decides again in the same turn is followed
+through that decision too: having seen the same in every world (the first step of a guess
+made of several choices), each next action is a line of its own; having seen worlds part (a
+guess checked as it goes), each group of worlds takes its best next line. ``choose_by_gain`` then
 weighs questions by expected information gain and guesses by expected value
 (docs/language.md, section 4, "Bots").
 """
@@ -21,7 +22,7 @@ from typing import NamedTuple
 from .diagnostics import RuntimeFault
 from .runtime import CHANCE, State
 
-CHAIN = 4        # own decisions in a row in one turn followed through, nothing new seen between them
+CHAIN = 8        # own decisions in a row in one turn followed through, nothing new seen between them
 EPSILON = 1e-9
 
 
@@ -101,9 +102,12 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
             value.append(v)
         actions = prefix + (action,)
         again = [sim for _, sim in plays]
-        if chain > 1 and not decisive and len({key for key, _ in plays}) == 1 and \
-                all(s is not None and s.current_player() == seat and s.turn_number == w.turn_number
-                    and s.round_number == w.round_number for s, (w, _) in zip(again, worlds, strict=True)):
+        groups: dict = {}  # what the seat sees: the worlds where it sees that
+        for i, (key, _) in enumerate(plays):
+            groups.setdefault(key, []).append(i)
+        goes_on = [s is not None and s.current_player() == seat and s.turn_number == w.turn_number
+                   and s.round_number == w.round_number for s, (w, _) in zip(again, worlds, strict=True)]
+        if chain > 1 and not decisive and len(groups) == 1 and all(goes_on):
             # Within the budget: the next decision is tried in the likeliest worlds only, and
             # counts as changing nothing in the others.
             keep = min(len(worlds), budget.left // len(again[0].legal_actions()))
@@ -113,6 +117,19 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
                                    [base[i] for i in chosen], seat, evaluate, rng, budget, max_steps, chain - 1):
                     found.append(_widen(line, chosen, seen, base))
                 continue
+        elif chain > 1 and len(groups) > 1:
+            # The seat learns something and decides again in this turn: in each group of worlds
+            # where it sees alike, it will take the line best there (a guess checked as it goes).
+            for members in groups.values():
+                if not all(goes_on[i] for i in members) or \
+                        budget.left < len(members) * len(again[members[0]].legal_actions()):
+                    continue
+                sub = _lines([(again[i], worlds[i][1]) for i in members], actions, [seen[i] for i in members],
+                             [base[i] for i in members], seat, evaluate, rng, budget, max_steps, chain - 1)
+                best = max(sub, key=lambda line: sum(worlds[i][1] * v for i, v in zip(members, line.value, strict=True)))
+                for j, i in enumerate(members):
+                    seen[i], value[i] = best.seen[j], best.value[j]
+                decisive = decisive or best.decisive
         found.append(Line(actions, seen, value, decisive))
     return found
 

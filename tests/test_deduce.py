@@ -78,9 +78,11 @@ def test_deduce_breaks_the_code_far_more_often_than_chance():
     assert wins["deduce"] >= 4 and wins["random"] <= 1
 
 
-def test_deduce_follows_a_guess_of_several_choices():
-    """digit_by_digit: the guess is three choices in a row, followed in every world."""
-    game = rulelang.load(HIDDEN / "code_breaker.rules", digit_by_digit=1)
+@pytest.mark.parametrize("way", [1, 2])
+def test_deduce_follows_a_guess_of_several_choices(way):
+    """digit_by_digit: the guess is three choices in a row, followed in every world; with 2,
+    each digit is checked as it is named, so the worlds part as the guess goes on."""
+    game = rulelang.load(HIDDEN / "code_breaker.rules", digit_by_digit=way)
     wins = sum(play_game(game.new_initial_state(2), [make_agent("deduce", 40 + g), make_agent("random", g)],
                          random.Random(g)).returns()[0] for g in range(2))
     assert wins == 2
