@@ -16,8 +16,8 @@ from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
-__all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "SeatView", "evaluate", "make_agent",
-           "play_game", "seat_view"]
+__all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "SeatView", "evaluate",
+           "make_agent", "play_game", "seat_view"]
 
 
 def seat_view(state: State, seat: int | None = None) -> SeatView:

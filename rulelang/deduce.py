@@ -55,7 +55,8 @@ def gain(weights: list[float], seen: list) -> float:
     return entropy(weights) - after
 
 
-def play_on(world: State, action, seat: int, rng: random.Random, max_steps: int) -> tuple[tuple, State | None]:
+def play_on(world: State, action, seat: int, rng: random.Random,
+            max_steps: int) -> tuple[tuple, State | None]:
     """``action`` played in a copy of ``world``, chance drawn with ``rng``, up to the next
     decision of anyone or the end: what ``seat`` sees on the way (its trace lines and its
     observation), and the game then (None when the rules faulted)."""
@@ -113,8 +114,9 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
             keep = min(len(worlds), budget.left // len(again[0].legal_actions()))
             if keep >= 1:
                 chosen = sorted(sorted(range(len(worlds)), key=lambda i: -worlds[i][1])[:keep])
-                for line in _lines([(again[i], worlds[i][1]) for i in chosen], actions, [seen[i] for i in chosen],
-                                   [base[i] for i in chosen], seat, evaluate, rng, budget, max_steps, chain - 1):
+                for line in _lines([(again[i], worlds[i][1]) for i in chosen], actions,
+                                   [seen[i] for i in chosen], [base[i] for i in chosen], seat, evaluate,
+                                   rng, budget, max_steps, chain - 1):
                     found.append(_widen(line, chosen, seen, base))
                 continue
         elif chain > 1 and len(groups) > 1:
@@ -126,7 +128,8 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
                     continue
                 sub = _lines([(again[i], worlds[i][1]) for i in members], actions, [seen[i] for i in members],
                              [base[i] for i in members], seat, evaluate, rng, budget, max_steps, chain - 1)
-                best = max(sub, key=lambda line: sum(worlds[i][1] * v for i, v in zip(members, line.value, strict=True)))
+                worth = [sum(worlds[i][1] * v for i, v in zip(members, line.value, strict=True)) for line in sub]
+                best = sub[worth.index(max(worth))]
                 for j, i in enumerate(members):
                     seen[i], value[i] = best.seen[j], best.value[j]
                 decisive = decisive or best.decisive

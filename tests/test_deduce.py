@@ -92,8 +92,9 @@ def test_deduce_guesses_at_once_when_one_world_is_left():
     """Six yes/no answers tell the code: the bot guesses it, right, with rounds to spare."""
     state = rulelang.load(HIDDEN / "code_breaker.rules", rounds=9).new_initial_state(2)
     state.apply_action(state.sample_chance(random.Random(2)))
-    for question in ("is the first digit above 2", "is the second digit above 2", "is the third digit above 2",
-                     "is the first digit odd", "is the second digit odd", "is the third digit odd"):
+    for question in ("is the first digit above 2", "is the second digit above 2",
+                     "is the third digit above 2", "is the first digit odd", "is the second digit odd",
+                     "is the third digit odd"):
         view = seat_view(state, 0)
         state.apply_action(view.labels.index(question))
     assert len(seat_view(state, 0).worlds(100)) == 1
@@ -126,7 +127,8 @@ def test_deduce_plays_six_nimmt_from_samples():
     for _ in range(3):  # a few of its decisions, each from its own samples
         while state.current_player() != 0:
             player = state.current_player()
-            state.apply_action(state.sample_chance(rng) if player == CHANCE else rng.choice(state.legal_actions()))
+            legal = state.legal_actions()
+            state.apply_action(state.sample_chance(rng) if player == CHANCE else rng.choice(legal))
         view = seat_view(state)
         action = bot.choose(view)
         assert action in view.legal_actions
