@@ -11,12 +11,13 @@ from __future__ import annotations
 import numbers
 import random
 
+from . import belief, deduce
 from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
-__all__ = ["AGENTS", "Agent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView", "evaluate", "make_agent",
-           "play_game", "seat_view"]
+__all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView",
+           "evaluate", "make_agent", "play_game", "seat_view"]
 
 
 def seat_view(state: State, seat: int | None = None) -> SeatView:
@@ -139,6 +140,51 @@ class MonteCarloAgent(Agent):
         return evaluate(sim, seat)
 
 
+class DeduceAgent(Agent):
+    """Deduction without knowing the game: keeps every world its seat cannot tell from the true
+    one (``view.worlds``, up to ``max_worlds``; else ``samples`` of ``view.sample_state``),
+    asks the question whose answer splits them best (expected information gain) and guesses
+    when that is worth more than asking (rulelang.deduce). Where no action tells it anything
+    nor decides anything, it plays as ``mc``. ``budget``: actions played forward, in all worlds
+    together, in one decision."""
+
+    name = "deduce"
+
+    def __init__(self, seed: int | None = None, max_worlds: int = 512, samples: int = 48,
+                 budget: int = 20000, discount: float = 0.95, **mc_options):
+        super().__init__(seed)
+        self.max_worlds, self.samples, self.budget, self.discount = max_worlds, samples, budget, discount
+        self.fallback = MonteCarloAgent(self.rng.randrange(1 << 30), **mc_options)
+
+    def beliefs(self, view: SeatView) -> list[tuple[State, float]]:
+        """The worlds the seat may be in, each with its probability."""
+        found = view.worlds(self.max_worlds)
+        if found is not None:
+            return found
+        merged: dict = {}
+        for _ in range(self.samples):
+            sample = view.sample_state(self.rng)
+            key = belief.state_key(sample)
+            merged[key] = (sample, merged[key][1] + 1.0) if key in merged else (sample, 1.0)
+        return [(s, w / self.samples) for s, w in merged.values()]
+
+    def choose(self, view: SeatView):
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        worlds = self.beliefs(view)
+        keep = max(1, self.budget // len(view.legal_actions))
+        if len(worlds) > keep:  # within the budget: the likeliest worlds, their weights as they were
+            worlds = sorted(worlds, key=lambda world: -world[1])[:keep]
+        try:
+            lines = deduce.consider(worlds, view.seat, evaluate, self.rng, deduce.Budget(self.budget))
+        except RuntimeFault:  # a world the rules cannot play on from: decide as mc does
+            lines = []
+        line, _ = deduce.choose_by_gain(lines, [w for _, w in worlds], self.discount)
+        if line is None:
+            return self.fallback.choose(view)
+        return line.actions[0]
+
+
 class RoundMonteCarloAgent(MonteCarloAgent):
     """``mc`` looking ahead to the end of the round (``horizon="round"``)."""
 
@@ -150,7 +196,7 @@ class RoundMonteCarloAgent(MonteCarloAgent):
         super().__init__(seed, **options)
 
 
-AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCarloAgent}
+AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCarloAgent, "deduce": DeduceAgent}
 
 
 def make_agent(name: str, seed: int | None = None, **options) -> Agent:

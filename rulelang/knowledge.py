@@ -495,3 +495,16 @@ class SeatView:
                     return sample
             self.__misses += 1
         return sample_state(state, self.seat, rng, self.observation_string())
+
+    def worlds(self, limit: int) -> list[tuple[State, float]] | None:
+        """Every State the seat cannot tell from the true one, with its probability, found by
+        replaying every way of what it did not see (``belief.worlds``); None when there are more
+        than ``limit`` ways or the game cannot be replayed (then sample instead)."""
+        from . import belief
+
+        state = self.__state
+        if state.knows is None:
+            return [(sample_state(state, self.seat, random.Random(0)), 1.0)]
+        if self.__steps is None:
+            self.__steps = seen_steps(state, self.seat) or False
+        return belief.worlds(self.__steps, self.seat, limit) if self.__steps else None
