@@ -671,6 +671,9 @@ class State:
         return text
 
     def describe_group(self, pieces: list[int], labels: tuple | None = None) -> str:
+        """Pieces as one text: `2 x gang_die showing 5 + gang_die showing 1`; `nothing` for none."""
+        if not pieces:
+            return "nothing"
         counts: dict[str, int] = {}
         for i, p in enumerate(pieces):
             name = self.describe_piece(p, label=labels[i] if labels is not None else ...)

@@ -298,6 +298,26 @@ def menu_texts(state: State) -> list[str]:
     return [printable(state.action_to_string(a, viewer)) for a in state.legal_actions()]
 
 
+def menu_lines(texts: list[str], prompt: str, width: int) -> list[str]:
+    """The numbered options, one a line; a long menu whose options all begin with the prompt
+    (`commit: 1` ... `commit: 48`) says the prompt once and lays the rest out in columns."""
+    lines = [f"  {i:>2}  {text}" for i, text in enumerate(texts, start=1)]
+    head = prompt + ": "
+    if len(texts) <= 12 or not all(t.startswith(head) for t in texts):
+        return lines
+    cells = [f"{i:>{len(str(len(texts)))}}  {t[len(head):]}" for i, t in enumerate(texts, start=1)]
+    cell_width = max(map(len, cells)) + 3
+    columns = max(1, (width - 2) // cell_width)
+    if columns == 1:
+        return lines
+    rows = -(-len(cells) // columns)
+    grid = [f"  {prompt}:"]
+    for r in range(rows):
+        row = [cells[c * rows + r] for c in range(columns) if c * rows + r < len(cells)]
+        grid.append("  " + "".join(cell.ljust(cell_width) for cell in row).rstrip())
+    return grid
+
+
 def parse_choice(answer: str, texts: list[str]) -> tuple[int | None, str | None]:
     """The option an answer picks: a number 1..k, or the unique start of an option's text.
     Returns (index, None) or (None, what is wrong)."""
@@ -395,8 +415,8 @@ class Terminal:
         # Labelled branches (and `may`) do not repeat their prompt in each option: say it once.
         about = "" if prompt == "choose" or all(t.startswith(prompt + ": ") for t in texts) else f" {prompt}?"
         self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:{about}"))
-        for i, text in enumerate(texts, start=1):
-            self.say(f"  {i:>2}  {text}")
+        for line in menu_lines(texts, prompt, self.width()):
+            self.say(line)
         while True:
             try:
                 answer = self.answer(f"choose 1-{len(texts)} (b board, ? help, q quit) > ")
@@ -412,8 +432,8 @@ class Terminal:
                 continue
             if word in ("b", "board"):
                 board()
-                for i, text in enumerate(texts, start=1):
-                    self.say(f"  {i:>2}  {text}")
+                for line in menu_lines(texts, prompt, self.width()):
+                    self.say(line)
                 continue
             index, problem = parse_choice(answer, texts)
             if index is not None:

@@ -187,3 +187,12 @@ def test_a_criterion_on_public_piles_is_shown_to_all():
     assert criterion_column(0) == ["0", "0", "0"]
     assert criterion_column(None) == ["0", "0", "0"]
     assert criterion_column("all") == ["0", "0", "0"]
+
+
+def test_a_long_menu_of_one_prompt_is_laid_out_in_columns():
+    texts = [f"commit: {n}" for n in range(1, 49)]
+    lines = tui.menu_lines(texts, "commit", 100)
+    assert lines[0] == "  commit:" and len(lines) < 12
+    assert lines[1].split()[:4] == ["1", "1", "6", "6"]
+    assert tui.menu_lines(texts[:5], "commit", 100) == [f"  {n:>2}  commit: {n}" for n in range(1, 6)]
+    assert len(tui.menu_lines(texts, "commit", 10)) == 48   # too narrow for columns
