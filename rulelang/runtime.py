@@ -86,10 +86,26 @@ scripted move).
 """)
 
 
-@functools.cache
+def _multiset_count(faces: int, dice: int) -> int:
+    """How many different multisets of faces ``dice`` alike dice can show."""
+    return math.comb(dice + faces - 1, faces - 1) if faces else 0
+
+
 def _multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     """The outcomes of rolling ``dice`` alike dice of ``faces`` faces: each multiset of face
-    indices (sorted) with its exact probability, multinomial / faces ** dice."""
+    indices (sorted) with its exact probability, multinomial / faces ** dice. Small rolls are
+    remembered; a big one (40 dice have hundreds of thousands of outcomes) is listed anew."""
+    if _multiset_count(faces, dice) <= 20_000:
+        return _small_multiset_outcomes(faces, dice)
+    return _list_multiset_outcomes(faces, dice)
+
+
+@functools.cache
+def _small_multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    return _list_multiset_outcomes(faces, dice)
+
+
+def _list_multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     outcomes = []
     denominator = faces ** dice
     for combo in itertools.combinations_with_replacement(range(faces), dice):
@@ -323,12 +339,31 @@ class State:
             return []
         return list(range(len(self.pending[2])))
 
+    def chance_outcome_count(self) -> int:
+        """How many outcomes ``chance_outcomes()`` lists, worked out without listing them
+        (0 at a decision or the end)."""
+        if self.finished or self.pending is None or self.pending[0] not in _CHANCE_KINDS:
+            return 0
+        if self.pending[0] == "draw":
+            return len(self.zones[self.pending[2][0]])
+        if self.pending[0] == "shuffle":
+            return len(self.shuffle_left())
+        return math.prod(_multiset_count(len(self.game.kinds[kind_index].face_labels), len(dice))
+                         for kind_index, dice in self.pending[2])
+
     def chance_outcomes(self) -> list[tuple[tuple, Fraction]]:
         """Every outcome of the pending roll with its exact probability. Dice of one kind are
-        alike, so an outcome is a multiset of faces per kind (sorted face indices)."""
+        alike, so an outcome is a multiset of faces per kind (sorted face indices). A roll with
+        more outcomes than the `work` limit is fault R509: sample it (``sample_chance``)."""
         if self.finished:
             return []
         self._need_roll(_CHANCE_KINDS)
+        count = self.chance_outcome_count()
+        if count > self.game.run_limits.work:
+            raise RuntimeFault(self._diagnostic(
+                "R509", f"this roll has {count:,} outcomes, more than the work limit of "
+                f"{self.game.run_limits.work:,} to list them; sample it instead, or raise the limit "
+                f"with `--limit work=N`"))
         if self.pending[0] == "draw":
             pieces = self.zones[self.pending[2][0]]
             return [(p, Fraction(1, len(pieces))) for p in pieces]

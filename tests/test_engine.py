@@ -356,3 +356,23 @@ def test_first_and_last_with_a_count_take_items_from_one_end(tmp_path):
     state = rulelang.load(rules).new_initial_state(2)
     names = [[state.describe_piece(p) for p in state.zones[state.zone_index("hand", seat)]] for seat in (0, 1)]
     assert names == [["c 4", "c 5"], ["c 1", "c 2", "c 3"]]
+
+
+def test_a_big_roll_is_counted_and_sampled_but_never_listed(tmp_path):
+    rules = tmp_path / "big.rules"
+    rules.write_text(
+        'game "Big":\n    players 1 to 1\n'
+        "die d6:\n    faces 1 to 6\n"
+        "zone cup: shared pool, public\n"
+        "setup:\n    rule dice: create 48 d6 in cup\n"
+        "turn:\n    rule throw: roll cup\n"
+        "winner:\n    rule w: most sum(cup)\n")
+    state = rulelang.load(rules).new_initial_state(1)
+    assert state.chance_outcome_count() == 2_869_685          # multisets of 48 dice, 6 faces
+    state.apply_action(state.sample_chance(random.Random(1)))
+    assert state.chance_outcome_count() == 0 or state.is_chance_node()
+    again = rulelang.load(rules).new_initial_state(1)
+    with pytest.raises(RuntimeFault) as caught:
+        again.chance_outcomes()
+    assert caught.value.diagnostic.code == "R509" and "rule `throw`" in str(caught.value)
+    assert "2,869,685 outcomes" in str(caught.value)
