@@ -675,7 +675,7 @@ class State:
         for i, p in enumerate(pieces):
             name = self.describe_piece(p, label=labels[i] if labels is not None else ...)
             counts[name] = counts.get(name, 0) + 1
-        return " + ".join(name if c == 1 else f"{c} x {name}" for name, c in counts.items())
+        return " + ".join(name if c == 1 else f"{c} x {name}" for name, c in counts.items()) or "nothing"
 
     def piece_json(self, p: int) -> dict:
         data = {"id": p, "kind": self.game.kinds[self.pieces.kind[p]].name}
