@@ -436,16 +436,21 @@ class Compiler(ExpressionCompiler):
                          name_columns=() if first.params is not None else (index[first.name],))
 
     def _table_value(self, cell: n.Node, column: n.TableColumn) -> Any:
-        """A plain column's value: a literal, a negative number, or a name (a label, as in
-        `one for each`)."""
+        """A plain column's value: a literal, a negative number, a name (a label, as in
+        `one for each`), or a list of those (`[1, 2]`, `empty`)."""
         if isinstance(cell, n.Literal):
             return cell.value
         if isinstance(cell, n.Negate) and isinstance(cell.operand, n.Literal) and type(cell.operand.value) is int:
             return -cell.operand.value
         if isinstance(cell, n.Name):
             return cell.id
-        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string), not an expression",
-                   cell, help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
+        if isinstance(cell, n.EmptyLiteral):
+            return []
+        if isinstance(cell, n.ListExpr):
+            return [self._table_value(item, column) for item in cell.items]
+        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string, a list of "
+                   "them), not an expression", cell,
+                   help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
         return None
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
