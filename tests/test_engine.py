@@ -356,3 +356,35 @@ def test_first_and_last_with_a_count_take_items_from_one_end(tmp_path):
     state = rulelang.load(rules).new_initial_state(2)
     names = [[state.describe_piece(p) for p in state.zones[state.zone_index("hand", seat)]] for seat in (0, 1)]
     assert names == [["c 4", "c 5"], ["c 1", "c 2", "c 3"]]
+
+
+NOBODY = """
+game "Nobody":
+    players 2 to 3
+
+counter found: per player = false
+counter nobody: shared = 0          # still a name where a name is expected
+
+turn:
+    rule try_once:
+        nobody = 1
+        choose:
+            "find": found of player = true
+            "miss": pass
+        end game
+
+winner:
+    rule no_one_found: nobody wins when not any(players, found of it)
+    rule finder: most 1 if found of player else 0
+"""
+
+
+@pytest.mark.parametrize(("action", "winners", "line"), [(0, [0], "winner(s): player 1"), (1, [], "no winner")])
+def test_nobody_wins_when_its_condition_holds_at_the_end(tmp_path, action, winners, line):
+    path = tmp_path / "nobody.rules"
+    path.write_text(NOBODY)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(state.legal_actions()[action])
+    assert state.winners == winners
+    assert state.returns() == [1.0 if p in winners else 0.0 for p in range(2)]
+    assert line in state.event_lines()[-1]
