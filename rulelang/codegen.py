@@ -293,7 +293,7 @@ def _subsets(st, pieces: list) -> list[list[int]]:
         if kinds[kind].is_die:
             key = (kind, st.dynamic[0][p])
         else:
-            key = (kind, tuple(column[p] for column in st.pieces.columns))
+            key = (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
         groups.setdefault(key, []).append(p)
     keys = list(groups)
     size = 1

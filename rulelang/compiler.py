@@ -327,6 +327,8 @@ class Compiler(ExpressionCompiler):
         procedures[0] = self._main()
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
+        no_winner = tuple(c for c in criteria if c.kind == "nobody")
+        criteria = tuple(c for c in criteria if c.kind != "nobody")
         invariants = tuple(self._compile_invariant(inv) for inv in self.invariants)
         for name, cells in self.cells.items():  # a column never called: its cells are checked still
             if not any(key[0] == name for key in self.cell_functions):
@@ -340,7 +342,7 @@ class Compiler(ExpressionCompiler):
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
             kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
-            procedures=tuple(procedures), main=0, ends=ends, criteria=criteria,
+            procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
@@ -436,16 +438,21 @@ class Compiler(ExpressionCompiler):
                          name_columns=() if first.params is not None else (index[first.name],))
 
     def _table_value(self, cell: n.Node, column: n.TableColumn) -> Any:
-        """A plain column's value: a literal, a negative number, or a name (a label, as in
-        `one for each`)."""
+        """A plain column's value: a literal, a negative number, a name (a label, as in
+        `one for each`), or a list of those (`[1, 2]`, `empty`)."""
         if isinstance(cell, n.Literal):
             return cell.value
         if isinstance(cell, n.Negate) and isinstance(cell.operand, n.Literal) and type(cell.operand.value) is int:
             return -cell.operand.value
         if isinstance(cell, n.Name):
             return cell.id
-        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string), not an expression",
-                   cell, help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
+        if isinstance(cell, n.EmptyLiteral):
+            return []
+        if isinstance(cell, n.ListExpr):
+            return [self._table_value(item, column) for item in cell.items]
+        self.error("E201", f"column `{column.name}` holds a value (a number, a name, a string, a list of "
+                   "them), not an expression", cell,
+                   help=f"to work it out when it is used, give the column parameters: `{column.name}()`")
         return None
 
     def _evaluate_attrs(self, decl, given: dict, attrs_: tuple, index: dict) -> tuple:
@@ -570,12 +577,16 @@ class Compiler(ExpressionCompiler):
                         fn = self.truth(inner.cond, Scope(), slots)
                         checks.append(m.Check(rule, fn, "end-round" if inner.after_round else "end-turn",
                                               len(slots.names), span=inner.span))
+                    elif kind == "winner" and isinstance(inner, n.Criterion) and inner.direction == "nobody":
+                        fn = self.truth(inner.value, Scope(), slots)
+                        checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, _ = self.expr(inner.value, Scope(), slots)
                         checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
                                               seen_by=self.hidden_values.criterion(inner.value)))
                     else:
-                        expected = "`game ends when ...`" if kind == "end" else "`most ...` or `least ...`"
+                        expected = ("`game ends when ...`" if kind == "end"
+                                    else "`most ...`, `least ...` or `nobody wins when ...`")
                         self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
                 except CompileError:
                     pass
@@ -1027,7 +1038,8 @@ class _Code:
                    help="to end the game from here, write `end game`")
 
     def _s_Criterion(self, stmt, scope):
-        self.error("E301", f"`{stmt.direction} ...` belongs in the `winner` section", stmt)
+        words = "nobody wins when" if stmt.direction == "nobody" else stmt.direction
+        self.error("E301", f"`{words} ...` belongs in the `winner` section", stmt)
 
     def _s_If(self, stmt, scope):
         end = self.label()

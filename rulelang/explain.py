@@ -102,7 +102,7 @@ def value_text(value: Any) -> str:
 
 def rule_role(game: GameDef, index: int) -> str:
     for checks, role in ((game.ends, "end condition"), (game.criteria, "winner criterion"),
-                         (game.invariants, "invariant")):
+                         (game.no_winner, "winner criterion"), (game.invariants, "invariant")):
         if any(c.rule == index for c in checks):
             return role
     return "rule"

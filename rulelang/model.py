@@ -198,7 +198,7 @@ class Check:
 
     rule: int
     test: Evaluator
-    kind: str  # "end-turn", "end-round", "most", "least", "invariant"
+    kind: str  # "end-turn", "end-round", "most", "least", "nobody", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
     # who sees a winner criterion's value in a player's row before the end: "all", "owner"
@@ -233,6 +233,7 @@ class GameDef:
     limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
     limited_kinds: frozenset[int] = frozenset()
     run_limits: Limits = DEFAULT  # work, idle actions, pieces, digits: checked while playing
+    no_winner: tuple[Check, ...] = ()  # `nobody wins when ...` of the winner section
 
     def option(self, name: str) -> Any:
         for option in self.options:

@@ -287,7 +287,8 @@ class GameEnds(Node):
 
 @attrs.frozen
 class Criterion(Node):
-    """``most expr`` / ``least expr`` (in the ``winner`` section), evaluated for each ``player``."""
+    """``most expr`` / ``least expr`` (in the ``winner`` section), evaluated for each ``player``;
+    direction ``nobody`` for ``nobody wins when cond``, evaluated once."""
 
     direction: str
     value: Node

@@ -901,6 +901,9 @@ class AstBuilder(Transformer):
     def criterion_stmt(self, meta, children):
         return n.Criterion(children[0], children[1], span=self._span(meta))
 
+    def nobody_wins_stmt(self, meta, children):
+        return n.Criterion("nobody", children[0], span=self._span(meta))
+
     def criterion_direction(self, meta, children):
         return str(children[0])
 

@@ -1234,6 +1234,9 @@ class State:
                                           f"{describe_error(error)}", check.span)) from None
 
     def _winners(self) -> list[int]:
+        for check in self.game.no_winner:
+            if self._evaluate(check, f"winner rule `{self.game.rules[check.rule].name}`"):
+                return []
         table = self.scores()
         keys = []
         for p in range(self.n):
@@ -1509,7 +1512,8 @@ class State:
         elif kind == "everyone out":
             text = "every player is out"
         elif kind == "game over":
-            text = "game over; winner(s): " + ", ".join(f"player {p + 1}" for p in payload)
+            names = ", ".join(f"player {p + 1}" for p in payload)
+            text = f"game over; winner(s): {names}" if payload else "game over; no winner"
         elif kind == "set" and not self.sees_counter(payload[0], viewer):
             text = f"{self.counter_name(payload[0])} changes"
         elif kind == "set":

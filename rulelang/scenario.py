@@ -66,7 +66,8 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         ``roll white_die: 3 3 5 6 | red_die: 3`` (4 white dice and the red die). A kind with no
         die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
     ``draw NAME``
-        The pending draw takes the piece named NAME (as the trace names it: ``card 55``).
+        The pending draw takes the piece named NAME (as the trace names it: ``card 55``); of
+        pieces with one name (two green 5s), the first still to draw.
         A pending ``shuffle`` is scripted the same way, one ``draw`` line per piece from the
         top down: the first piece named ends on top; the last piece left needs no line
         (``shuffle`` of 3 cards: two ``draw`` lines).
@@ -515,8 +516,8 @@ class _Runner:
         if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
             self.fail("a draw was scripted, but no draw or shuffle is pending")
         found = [p for p in state.legal_actions() if state.describe_piece(p) == step.arg]
-        if len(found) != 1:
-            self.fail(f"no single piece `{step.arg}` to draw")
+        if not found:
+            self.fail(f"no piece `{step.arg}` to draw")
         self.act(found[0])
 
     def _roll(self, step: Step) -> None:

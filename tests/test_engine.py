@@ -376,3 +376,35 @@ def test_a_big_roll_is_counted_and_sampled_but_never_listed(tmp_path):
         again.chance_outcomes()
     assert caught.value.diagnostic.code == "R509" and "rule `throw`" in str(caught.value)
     assert "2,869,685 outcomes" in str(caught.value)
+
+
+NOBODY = """
+game "Nobody":
+    players 2 to 3
+
+counter found: per player = false
+counter nobody: shared = 0          # still a name where a name is expected
+
+turn:
+    rule try_once:
+        nobody = 1
+        choose:
+            "find": found of player = true
+            "miss": pass
+        end game
+
+winner:
+    rule no_one_found: nobody wins when not any(players, found of it)
+    rule finder: most 1 if found of player else 0
+"""
+
+
+@pytest.mark.parametrize(("action", "winners", "line"), [(0, [0], "winner(s): player 1"), (1, [], "no winner")])
+def test_nobody_wins_when_its_condition_holds_at_the_end(tmp_path, action, winners, line):
+    path = tmp_path / "nobody.rules"
+    path.write_text(NOBODY)
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(state.legal_actions()[action])
+    assert state.winners == winners
+    assert state.returns() == [1.0 if p in winners else 0.0 for p in range(2)]
+    assert line in state.event_lines()[-1]

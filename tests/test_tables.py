@@ -47,6 +47,55 @@ def test_plain_columns_computed_attributes_and_row_numbers():
     assert rows == [("sum of 7 or more", "bomb", 2, 1), ("two or more 5s", "explosive", 1, 2), ("any 1", "bomb", 2, 3)]
 
 
+LIST_CELLS = """
+game "Lists in cells":
+    players 1 to 1
+
+card question:
+    table text, parameters:
+        "which colour",         empty
+        "where are your 1s or 2s", [1, 2]
+        "where are your 3s or 4s", [3, 4]
+        "where are your 3s or 4s", [3, 4]
+
+zone face_up: shared row, public
+
+setup:
+    rule lay_out: create question in face_up
+
+turn:
+    rule ask:
+        choose q from face_up as "ask" then choose n from q.parameters as "name a number"
+        choose g from subsets(face_up where 3 in parameters) as "group"
+        end game
+
+winner:
+    rule nobody: most 0
+"""
+
+
+def test_a_plain_cell_holds_a_list_of_values_and_pieces_with_lists_still_group(tmp_path):
+    state = load_text(tmp_path, LIST_CELLS).new_initial_state(1)
+    labels = [state.action_to_string(a) for a in state.legal_actions()]
+    assert labels == ["ask: question which colour from face_up",
+                      "ask: question where are your 1s or 2s from face_up, name a number: 1",
+                      "ask: question where are your 1s or 2s from face_up, name a number: 2",
+                      "ask: question where are your 3s or 4s from face_up, name a number: 3",
+                      "ask: question where are your 3s or 4s from face_up, name a number: 4",
+                      "ask: question where are your 3s or 4s from face_up, name a number: 3",
+                      "ask: question where are your 3s or 4s from face_up, name a number: 4"]
+    state.apply_action(state.legal_actions()[0])
+    assert len(state.legal_actions()) == 3  # no crash on the lists; rows differ: 3 groups of 2 cards
+
+
+def test_a_list_cell_of_expressions_is_an_error(tmp_path):
+    path = tmp_path / "bad.rules"
+    path.write_text(LIST_CELLS.replace("[1, 2]", "[1, count(face_up)]"))
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(path)
+    assert "E201" in str(caught.value)
+
+
 TABLE_GAME = '''
 game "Cells":
     players 1 to 1
