@@ -535,9 +535,9 @@ class ExpressionCompiler:
         self.prelude.append(f"{name} = {e.code}")
         return Expr(name, e.kind, e.safe)
 
-    def procedure_function(self, body: list[str]):
+    def procedure_function(self, body: list[str], params: str = "st, fr"):
         """A Python function from generated statement lines."""
-        source = "def _f(st, fr):\n" + "\n".join("    " + line for line in body) + "\n"
+        source = f"def _f({params}):\n" + "\n".join("    " + line for line in body) + "\n"
         local: dict[str, Any] = {}
         try:
             exec(source, self.namespace, local)  # noqa: S102 - source is generated
@@ -839,13 +839,7 @@ class ExpressionCompiler:
             body = self.take_prelude() + [f"return {e.code}"]
         finally:
             self.bound, self.prelude = saved
-        source = "def _f(st, fr, _a):\n" + "\n".join("    " + line for line in body) + "\n"
-        local: dict[str, Any] = {}
-        try:
-            exec(source, self.namespace, local)  # noqa: S102 - source is generated
-        except (SyntaxError, RecursionError, MemoryError):
-            raise TooDeep from None
-        return local["_f"]
+        return self.procedure_function(body, "st, fr, _a")
 
     def _x_Attribute(self, node, scope, slots):
         obj = self.code(node.obj, scope, slots)
