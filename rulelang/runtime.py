@@ -706,7 +706,7 @@ class State:
         return text
 
     def describe_group(self, pieces: list[int], labels: tuple | None = None) -> str:
-        """Pieces as one text: `2 x gang_die showing 5 + gang_die showing 1`; `nothing` for none."""
+        """Pieces as one text: `2 x d6 showing 5 + d6 showing 1`; `nothing` for none."""
         if not pieces:
             return "nothing"
         counts: dict[str, int] = {}

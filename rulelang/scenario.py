@@ -67,7 +67,7 @@ Sections (a line ``NAME:`` at column 0; their lines are indented):
         die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
     ``draw NAME``
         The pending draw takes the piece named NAME (as the trace names it: ``card 55``); of
-        pieces with one name (two green 5s), the first still to draw.
+        pieces with one name (two identical cards), the first still to draw.
         A pending ``shuffle`` is scripted the same way, one ``draw`` line per piece from the
         top down: the first piece named ends on top; the last piece left needs no line
         (``shuffle`` of 3 cards: two ``draw`` lines).
