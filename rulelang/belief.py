@@ -49,6 +49,8 @@ def worlds(seen: Seen, seat: int, limit: int) -> list[tuple[State, float]] | Non
     for action, lines, mover, _ in seen.steps:
         after: dict[tuple, tuple[State, float]] = {}
         for replay, weight in alive.values():
+            if action is None and mover == CHANCE and replay.chance_outcome_count() > work:
+                return None  # counted before listing: a roll of 48 dice has millions of ways
             ways = [(action, 1.0)] if action is not None else _ways(replay, mover)
             work -= len(ways)
             if work < 0:

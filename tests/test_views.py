@@ -394,9 +394,9 @@ def _alike_outcome(state, seat, outcome, rng):
         key = state.describe_piece if seen else (lambda p: state.pieces.kind[p])
         others = [q for q in state.zones[source] if q != outcome and key(q) == key(outcome)]
         return rng.choice(others) if others else None
-    outcomes = state.chance_outcomes()
-    if len(outcomes) > 3000:
+    if state.chance_outcome_count() > 3000:
         return None
+    outcomes = state.chance_outcomes()
     dice = [p for _, group in detail for p in group]
     seen = [i for i, p in enumerate(dice) if _sight(state, state.where[p], seat) == "pieces"]
 
