@@ -1107,17 +1107,23 @@ class _Code:
             raise CompileError
         return self.compiler.function(e.code)
 
-    def _s_Choose(self, stmt, scope):
-        options, kind = self.compiler.collection_code(stmt.options, scope, self.slots)
+    def _choice_part(self, part, scope):
+        """The options of `choose VAR from OPTIONS [where COND]` (or of its `then` part): their
+        code, the kind of an option, VAR's slot, and the condition's function (or None)."""
+        options, kind = self.compiler.collection_code(part.options, scope, self.slots)
         element = SINGLE_FOR.get(kind, "any")
-        local = scope.names.get(stmt.var)
-        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
-        scope.names[stmt.var] = (f"fr[{slot}]", element)
+        local = scope.names.get(part.var)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
+        scope.names[part.var] = (f"fr[{slot}]", element)
         where = None
-        if stmt.where is not None:
+        if part.where is not None:
             # The condition sees the option under its name and, like `where`, its attributes.
-            test = self.compiler.truth_code(stmt.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
+            test = self.compiler.truth_code(part.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
             where = self.compiler.function(test)
+        return options, element, slot, where
+
+    def _s_Choose(self, stmt, scope):
+        options, element, slot, where = self._choice_part(stmt, scope)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         describe, to_json = _describer(element), _jsoner(element)
@@ -1147,15 +1153,7 @@ class _Code:
             self.error("E102", f"`{then.var}` names both parts of the choice", then,
                        help="give the parameter a name of its own: `then choose n from ...`")
             raise CompileError
-        options, kind = self.compiler.collection_code(then.options, scope, self.slots)
-        element = SINGLE_FOR.get(kind, "any")
-        local = scope.names.get(then.var)
-        slot = int(local[0][3:-1]) if local is not None else self.slots.new(then.var)
-        scope.names[then.var] = (f"fr[{slot}]", element)
-        where = None
-        if then.where is not None:
-            test = self.compiler.truth_code(then.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
-            where = self.compiler.function(test)
+        options, element, slot, where = self._choice_part(then, scope)
         second, second_json = _describer(element), _jsoner(element)
         about = f"{then.prompt}: " if then.prompt else ""
 
