@@ -12,12 +12,13 @@ import numbers
 import random
 
 from . import belief, deduce
+from .chains import Chains
 from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
 __all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView",
-           "evaluate", "make_agent", "play_game", "seat_view"]
+           "check_bot", "evaluate", "make_agent", "parse_bot", "play_game", "seat_view"]
 
 
 def seat_view(state: State, seat: int | None = None) -> SeatView:
@@ -35,6 +36,22 @@ class Agent:
     name = "agent"
 
     def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """The options its constructor takes (``make_agent(name, seed, **options)``)."""
+        import inspect
+
+        return [p.name for p in list(inspect.signature(cls.__init__).parameters.values())[2:]
+                if p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.KEYWORD_ONLY]
+
+    def reseed(self, seed: int | None) -> None:
+        """Decide from now on as a new agent of this seed would, but for what it keeps on
+        purpose: a seeded game (``rulelang simulate``, ``run``) keeps one agent per seat and
+        reseeds it at each step, so that ``deduce`` keeps its listed worlds (the same as listed
+        afresh) and its chains (which a new agent would have to build again). Both come from
+        what the seat saw alone, and a seeded game plays the same in simulate and run."""
         self.rng = random.Random(seed)
 
     def choose(self, view: SeatView):
@@ -141,24 +158,41 @@ class MonteCarloAgent(Agent):
 
 
 class DeduceAgent(Agent):
-    """Deduction without knowing the game: keeps every world its seat cannot tell from the true
-    one (``view.worlds``, up to ``max_worlds``; else ``samples`` of ``view.sample_state``),
-    asks the question whose answer splits them best (expected information gain) and guesses
-    when that is worth more than asking (rulelang.deduce). Where no action tells it anything
-    nor decides anything, it plays as ``mc``. ``budget``: actions played forward, in all worlds
-    together, in one decision."""
+    """Deduction without knowing the game: keeps the worlds its seat cannot tell from the true
+    one and asks the question whose answer splits them best (expected information gain, over
+    at most ``considered`` worlds drawn by probability), guessing when that is worth more than
+    asking (rulelang.deduce). Its worlds: all of them while there are at most ``max_worlds``
+    (``view.worlds``); else ``chains`` games that fit everything the seat saw, moved about by
+    local moves, ``chain_steps`` steps played in one decision (``view.chain_worlds``); else
+    ``samples`` of ``view.sample_state``. Both the list and the chains are carried from one
+    decision to the next. Where no action tells it anything nor decides anything, it plays as
+    ``mc``. ``budget``: actions played forward, in all worlds together, in one decision."""
 
     name = "deduce"
 
-    def __init__(self, seed: int | None = None, max_worlds: int = 512, samples: int = 48,
-                 budget: int = 20000, discount: float = 0.95, **mc_options):
+    def __init__(self, seed: int | None = None, max_worlds: int = 4096, chains: int = 16, chain_steps: int = 24000,
+                 samples: int = 48, considered: int = 256, budget: int = 20000, discount: float = 0.95,
+                 **mc_options):
         super().__init__(seed)
-        self.max_worlds, self.samples, self.budget, self.discount = max_worlds, samples, budget, discount
+        self.max_worlds, self.chains, self.chain_steps, self.samples = max_worlds, chains, chain_steps, samples
+        self.considered, self.budget, self.discount = considered, budget, discount
         self.fallback = MonteCarloAgent(self.rng.randrange(1 << 30), **mc_options)
+        self.kept = belief.Belief()  # listed worlds: the same as listing afresh, only quicker
+        self.paths = Chains()  # worlds by local moves, carried on (rulelang.chains)
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        self.fallback.reseed(self.rng.randrange(1 << 30))
 
     def beliefs(self, view: SeatView) -> list[tuple[State, float]]:
         """The worlds the seat may be in, each with its probability."""
-        found = view.worlds(self.max_worlds)
+        found = view.worlds(self.max_worlds, self.kept)
+        if found is None and self.chains > 0:
+            found = view.chain_worlds(self.paths, self.chains, self.chain_steps, self.rng)
         if found is not None:
             return found
         merged: dict = {}
@@ -171,7 +205,7 @@ class DeduceAgent(Agent):
     def choose(self, view: SeatView):
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
-        worlds = self.beliefs(view)
+        worlds = deduce.draw_worlds(self.beliefs(view), self.considered, self.rng)
         keep = max(1, self.budget // len(view.legal_actions))
         if len(worlds) > keep:  # within the budget: the likeliest worlds, their weights as they were
             worlds = sorted(worlds, key=lambda world: -world[1])[:keep]
@@ -200,9 +234,52 @@ AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCa
 
 
 def make_agent(name: str, seed: int | None = None, **options) -> Agent:
-    """An agent by name (see AGENTS); raises KeyError for an unknown name. ``options`` go to
-    its constructor (e.g. ``rollouts=4`` for mc)."""
-    return AGENTS[name](seed, **options)
+    """An agent by name (see AGENTS) or by a bot spec (``parse_bot``); raises KeyError for an
+    unknown name, TypeError for an unknown option. ``options`` go to its constructor (e.g.
+    ``rollouts=4`` for mc) after the spec's own."""
+    name, spec_options = parse_bot(name)
+    return AGENTS[name](seed, **{**spec_options, **options})
+
+
+def parse_bot(spec: str) -> tuple[str, dict]:
+    """A bot spec as `NAME` or `NAME:OPTION=VALUE:...` (``deduce:max_worlds=8192``): the name
+    and the options, each value read as a number, true/false or else text. ValueError names a
+    piece that is not `OPTION=VALUE`."""
+    name, *parts = spec.split(":")
+    options: dict = {}
+    for part in parts:
+        key, sep, text = part.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValueError(f"`{part}` is not OPTION=VALUE")
+        options[key.strip()] = _option_value(text.strip())
+    return name.strip(), options
+
+
+def _option_value(text: str):
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def check_bot(spec: str) -> str | None:
+    """Why a bot spec cannot make a bot (an unknown name, a malformed or unknown option), or None."""
+    try:
+        name, options = parse_bot(spec)
+        if name not in AGENTS:
+            return f"unknown bot `{name}`"
+        known = AGENTS[name].option_names()
+        for option in options:
+            if option not in known:
+                return f"bot `{name}` has no option `{option}` (its options: {', '.join(known)})"
+        make_agent(spec, 0)
+    except (TypeError, ValueError) as error:
+        return f"bot `{spec}`: {error}"
+    return None
 
 
 def play_game(state: State, agents: list[Agent], rng: random.Random, on_step=None) -> State:

@@ -39,14 +39,61 @@ def _ways(replay: State, mover: int) -> list[tuple[object, float]]:
     return [(a, 1.0 / len(actions)) for a in actions]
 
 
-def worlds(seen: Seen, seat: int, limit: int) -> list[tuple[State, float]] | None:
+class Belief:
+    """The worlds listed for one seat so far, kept by a bot from one decision to its next: the
+    next listing plays only the steps seen since (``worlds(..., kept=...)``) and gives the
+    worlds a listing from the start would give. It holds only what the seat has seen."""
+
+    __slots__ = ("start", "steps", "alive", "limit", "gave_up")
+
+    def __init__(self):
+        self.start, self.steps, self.alive, self.limit, self.gave_up = None, [], {}, 0, False
+
+    def continues(self, seen: Seen, limit: int) -> bool:
+        """Whether ``seen`` is the game listed so far with more steps, for the same limit."""
+        return self.start is not None and limit == self.limit and len(seen.steps) >= len(self.steps) \
+            and self.start == state_key(seen.start) and seen.steps[:len(self.steps)] == self.steps
+
+
+def worlds(seen: Seen, seat: int, limit: int, kept: Belief | None = None) -> list[tuple[State, float]] | None:
     """Every game ``seat`` cannot tell from the one it has seen, each with its probability
     (they add up to 1); None when more than ``limit`` are alive at some step, more than
-    WORK x ``limit`` ways would be tried in all, or none fits.
-    The states have no trace, no history and no knowledge, like ``replay_sample``'s."""
-    alive: dict[tuple, tuple[State, float]] = {(): (seen.start.clone(), 1.0)}
+    WORK x ``limit`` ways would be tried in one call, or none fits. ``kept``: the listing of an
+    earlier decision of the same seat, carried on and updated (see ``Belief``).
+    The states have no trace, no history and no knowledge, like ``replay_sample``'s; they are
+    the caller's to read, not to change."""
+    if kept is not None and kept.continues(seen, limit):
+        if kept.gave_up:
+            return None
+        alive, done = kept.alive, len(kept.steps)
+    else:
+        alive, done = {(): (_bare(seen.start.clone()), 1.0)}, 0
+        if kept is not None:
+            kept.start, kept.steps, kept.alive, kept.limit, kept.gave_up = state_key(seen.start), [], alive, limit, False
+    alive = _play(alive, seen.steps[done:], seat, limit)
+    if kept is not None:
+        kept.steps = list(seen.steps)
+        kept.alive, kept.gave_up = alive or {}, alive is None
+    if alive is None:
+        return None
+    found = [(s, w) for s, w in alive.values() if s.observation_string(seat) == seen.observation]
+    total = sum(w for _, w in found)
+    if not found or total <= 0:
+        return None
+    return [(s, w / total) for s, w in found]
+
+
+def _bare(state: State) -> State:
+    """A replay keeps no knowledge, and its trace and history only for the step being played."""
+    state.events, state.history, state.seen_lines = [], [], {}
+    state.knows = state.seen_counters = None
+    return state
+
+
+def _play(alive: dict, steps: list, seat: int, limit: int) -> dict | None:
+    """The worlds after ``steps``, from ``alive`` (which it uses up); None past the limits."""
     work = WORK * limit  # ways tried in all: a roll of many dice after many worlds gives up early
-    for action, lines, mover, _ in seen.steps:
+    for action, lines, mover, _ in steps:
         after: dict[tuple, tuple[State, float]] = {}
         for replay, weight in alive.values():
             if action is None and mover == CHANCE and replay.chance_outcome_count() > work:
@@ -55,15 +102,16 @@ def worlds(seen: Seen, seat: int, limit: int) -> list[tuple[State, float]] | Non
             work -= len(ways)
             if work < 0:
                 return None
-            for way, p in ways:
-                step = replay.clone()
-                before = len(step.events)
+            last = len(ways) - 1
+            for i, (way, p) in enumerate(ways):
+                step = replay if i == last else replay.clone()  # the last way needs no copy
                 try:
                     step.apply_action(way)
                 except RuntimeFault:  # the rules go elsewhere in this world: it does not fit
                     continue
-                if _new_lines(step, before, seat) != lines:
+                if _new_lines(step, 0, seat) != lines:
                     continue
+                step.events, step.history, step.seen_lines = [], [], {}
                 key = state_key(step)
                 if key in after:
                     after[key] = (after[key][0], after[key][1] + weight * p)
@@ -72,12 +120,4 @@ def worlds(seen: Seen, seat: int, limit: int) -> list[tuple[State, float]] | Non
                     if len(after) > limit:
                         return None
         alive = after
-    found = [(s, w) for s, w in alive.values() if s.observation_string(seat) == seen.observation]
-    total = sum(w for _, w in found)
-    if not found or total <= 0:
-        return None
-    for state, _ in found:
-        state.tracing = False
-        state.events, state.history, state.seen_lines = [], [], {}
-        state.knows = state.seen_counters = None
-    return [(s, w / total) for s, w in found]
+    return alive

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import diff, explain, gamelog, simulate, tui
-from .agents import AGENTS
+from .agents import AGENTS, check_bot
 from .diagnostics import (
     Diagnostic,
     RuntimeFault,
@@ -92,21 +92,34 @@ def option_values(game: GameDef) -> dict[str, Any]:
     return {o.name: o.value for o in game.options}
 
 
+def bot_spec(text: str) -> str:
+    """A bot as --bot, --bots and --seats name it, `NAME` or `NAME:OPTION=VALUE:...`, checked
+    (a UsageError says what is wrong) and with its name in lower case."""
+    name, _, options = text.strip().partition(":")
+    spec = name.strip().lower() + (":" + options if options else "")
+    problem = check_bot(spec)
+    if problem is None:
+        return spec
+    if name.strip().lower() not in AGENTS:
+        hint = did_you_mean(name.strip().lower(), AGENTS)
+        raise UsageError(f"unknown bot `{name.strip()}`; bots: {', '.join(AGENTS)}" + (f"; {hint}" if hint else ""))
+    raise UsageError(f"{problem}; a bot's options are NAME:OPTION=VALUE, e.g. deduce:max_worlds=8192")
+
+
 def resolve_seats(game: GameDef, players: int | None, seats: str | None, bot: str,
                   interactive: bool) -> list[str]:
     """The player of each seat ("you" or a bot name), from --players, --seats and --bot."""
-    if bot not in AGENTS:
-        raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}")
+    bot = bot_spec(bot)
     if seats:
-        names = [s.strip().lower() for s in seats.split(",")]
+        names = [s.strip() for s in seats.split(",")]
         resolved = []
         for name in names:
-            if name in ("you", "human", "me"):
+            if name.lower() in ("you", "human", "me"):
                 resolved.append(tui.HUMAN)
-            elif name == "bot":
+            elif name.lower() == "bot":
                 resolved.append(bot)
-            elif name in AGENTS:
-                resolved.append(name)
+            elif name.split(":")[0].strip().lower() in AGENTS:
+                resolved.append(bot_spec(name))
             else:
                 hint = did_you_mean(name, ["you", "bot", *AGENTS])
                 raise UsageError(f"unknown seat `{name}`: a seat is `you`, `bot` or a bot name "
@@ -269,7 +282,7 @@ def replay_file(path: str, rules: str | None = None, limits: Limits = DEFAULT):
         err(printable(f"error[E701]: {path}:1: {game.name} is for {game.min_players} to "
                       f"{game.max_players} players, not {players}"))
         return EXIT_USAGE
-    unknown = [s for s in header.get("seats", []) if s != tui.HUMAN and s not in AGENTS]
+    unknown = [s for s in header.get("seats", []) if s != tui.HUMAN and check_bot(str(s)) is not None]
     if unknown:
         err(printable(f"error[E701]: {path}:1: unknown seat `{unknown[0]}` in the header"))
         return EXIT_USAGE
@@ -457,12 +470,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:
     """The bot of each seat, from --bots (one bot for every seat, or one per seat) and --players."""
-    bots = [b.strip().lower() for b in (bots_arg or "random").split(",")]
-    for bot in bots:
-        if bot not in AGENTS:
-            hint = did_you_mean(bot, AGENTS)
-            raise UsageError(f"unknown bot `{bot}`; bots: {', '.join(AGENTS)}"
-                             + (f"; {hint}" if hint else ""))
+    bots = [bot_spec(b) for b in (bots_arg or "random").split(",")]
     if players is None:
         players = len(bots) if len(bots) > 1 else game.min_players
     if len(bots) == 1:
@@ -517,7 +525,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", nargs="?", metavar="FILE", help="the rules file")
     run.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
     run.add_argument("--seats", help="who plays each seat, e.g. you,mc,random")
-    run.add_argument("--bot", default="mc", help=f"the bot for bot seats ({', '.join(AGENTS)}; default mc)")
+    run.add_argument("--bot", default="mc", help=f"the bot for bot seats ({', '.join(AGENTS)}; default mc), "
+                     "with options as NAME:OPTION=VALUE, e.g. deduce:max_worlds=8192")
     run.add_argument("--seed", type=int, help="seed for dice and bots (default: random, printed)")
     run.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     run.add_argument("--fast", action="store_true", help="no pause between bot moves")
@@ -561,7 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("file", metavar="FILE")
     simulate_.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     simulate_.add_argument("--players", type=int, help="number of players")
-    simulate_.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all)")
+    simulate_.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all); "
+                           "options as NAME:OPTION=VALUE, e.g. deduce:considered=128,random")
     simulate_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
     simulate_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect
+from collections import Counter
 from collections.abc import Callable
+from itertools import accumulate
 from typing import NamedTuple
 
 from .diagnostics import RuntimeFault
@@ -53,6 +56,18 @@ def gain(weights: list[float], seen: list) -> float:
     total = sum(weights)
     after = sum(sum(g) / total * entropy(g) for g in groups.values())
     return entropy(weights) - after
+
+
+def draw_worlds(worlds: list[tuple[State, float]], k: int, rng: random.Random) -> list[tuple[State, float]]:
+    """At most ``k`` of the worlds, drawn by probability with ``rng`` and merged: each weighs
+    its share of the draws. A question's information gain over them estimates its gain over
+    all; fewer worlds than ``k`` are all kept as they are."""
+    if len(worlds) <= k:
+        return worlds
+    bounds = list(accumulate(w for _, w in worlds))
+    last = len(worlds) - 1
+    drawn = Counter(min(last, bisect(bounds, rng.random() * bounds[-1])) for _ in range(k))
+    return [(worlds[i][0], n / k) for i, n in sorted(drawn.items())]
 
 
 def play_on(world: State, action, seat: int, rng: random.Random,

@@ -113,17 +113,25 @@ def step_rng(seed: int, step: int, who: int) -> random.Random:
     return random.Random(step_seed(seed, step, who))
 
 
-def seeded_action(state: State, seed: int, bot: str | None = None) -> Any:
+def seeded_action(state: State, seed: int, bot: str | None = None, agents: dict | None = None) -> Any:
     """The action a seeded game takes at this node: a roll drawn with the step's generator, or
-    the choice of the bot named ``bot`` (see rulelang.agents.AGENTS) seeded for this step.
+    the choice of the bot ``bot`` (a spec: rulelang.agents.parse_bot) seeded for this step.
     ``rulelang simulate`` and ``rulelang run`` both use it, so a simulated game's seed replays
-    that very game in ``rulelang run --seed``."""
+    that very game in ``rulelang run --seed``. ``agents``: a game's bots by seat, kept from step
+    to step and reseeded (``Agent.reseed``), so that a bot keeps what it has worked out."""
     step, player = len(state.history), state.current_player()
     if player == CHANCE:
         return state.sample_chance(step_rng(seed, step, CHANCE))
     if bot is None:
         raise ValueError("a decision needs a bot")
-    return make_agent(bot, step_seed(seed, step, player)).choose(seat_view(state))
+    if agents is None:
+        return make_agent(bot, step_seed(seed, step, player)).choose(seat_view(state))
+    agent = agents.get((player, bot))
+    if agent is None:
+        agent = agents[player, bot] = make_agent(bot, step_seed(seed, step, player))
+    else:
+        agent.reseed(step_seed(seed, step, player))
+    return agent.choose(seat_view(state))
 
 
 # ---------------------------------------------------------------------- actions as JSON

@@ -496,10 +496,26 @@ class SeatView:
             self.__misses += 1
         return sample_state(state, self.seat, rng, self.observation_string())
 
-    def worlds(self, limit: int) -> list[tuple[State, float]] | None:
+    def chain_worlds(self, kept, count: int, budget: int, rng: random.Random) -> list[tuple[State, float]] | None:
+        """``count`` States that fit all the seat has seen, kept in ``kept`` (a
+        ``chains.Chains`` the bot carries) and moved about by local moves, ``budget`` steps
+        played in all (``chains.worlds``); None when the game cannot be replayed or no path
+        fits yet."""
+        from . import chains
+
+        state = self.__state
+        if state.knows is None:
+            return None
+        if self.__steps is None:
+            self.__steps = seen_steps(state, self.seat) or False
+        return chains.worlds(self.__steps, self.seat, kept, count, budget, rng) if self.__steps else None
+
+    def worlds(self, limit: int, kept=None) -> list[tuple[State, float]] | None:
         """Every State the seat cannot tell from the true one, with its probability, found by
         replaying every way of what it did not see (``belief.worlds``); None when there are more
-        than ``limit`` ways or the game cannot be replayed (then sample instead)."""
+        than ``limit`` ways or the game cannot be replayed (then sample instead). ``kept``: a
+        ``belief.Belief`` the bot carries from its last decision, so that only new steps are
+        played. The States are to read, not to change: play on copies."""
         from . import belief
 
         state = self.__state
@@ -507,4 +523,4 @@ class SeatView:
             return [(sample_state(state, self.seat, random.Random(0)), 1.0)]
         if self.__steps is None:
             self.__steps = seen_steps(state, self.seat) or False
-        return belief.worlds(self.__steps, self.seat, limit) if self.__steps else None
+        return belief.worlds(self.__steps, self.seat, limit, kept) if self.__steps else None

@@ -21,9 +21,10 @@ def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
     state = game.new_initial_state(len(bots))
     if check and (broken := state.check_invariants()):
         raise tui.invariant_fault(state, broken, "the set-up", 0)
+    agents: dict = {}
     while not state.is_terminal():
         mover = state.current_player()
-        action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None)
+        action = gamelog.seeded_action(state, seed, bots[mover] if mover >= 0 else None, agents)
         text = state.action_to_string(action) if check else ""
         turn = state.turn_number
         state.apply_action(action)

@@ -482,6 +482,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
     board_turn = None
     on_screen: int | None = None  # hot seat: the human whose own view the screen shows
     seen = dict.fromkeys(humans, shown)  # hot seat: each human's trace, shown in their view, up to here
+    agents: dict = {}  # the bots, kept from step to step (gamelog.seeded_action)
 
     def show_board(viewer: int | None | str) -> None:
         terminal.say(render_board(state, seats, viewer, style, terminal.width()))
@@ -522,7 +523,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
                 board_turn = state.turn_number
             if mover != CHANCE and terminal.pause:
                 time.sleep(terminal.pause)
-            action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover])
+            action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover], agents)
         text, turn = state.action_to_string(action), state.turn_number
         if log is not None:
             gamelog.append_action(log, state, action)

@@ -381,6 +381,19 @@ def test_simulated_game_is_the_run_game(tmp_path, capsys):
     assert [s["wins"] for s in report["seats"]] == end["returns"]
 
 
+def test_bots_take_options(tmp_path, capsys):
+    """`NAME:OPTION=VALUE` gives a bot its options; a wrong one is a usage error naming them."""
+    assert cli.main(["simulate", PICKOMINO, "--games", "2", "--seed", "3", "--bots", "mc:rollouts=2,random"]) == 0
+    assert "mc:rollouts=2" in capsys.readouterr().out
+    assert cli.main(["simulate", PICKOMINO, "--games", "1", "--bots", "mc:rolouts=2,random"]) == 2
+    assert "bot `mc` has no option `rolouts` (its options: rollouts," in capsys.readouterr().err
+    log = tmp_path / "g.jsonl"
+    assert cli.main(["run", PICKOMINO, "--seats", "mc:rollouts=2,random", "--seed", "5", "--fast",
+                     "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert cli.main(["replay", str(log)]) == 0
+
+
 def test_python_dash_m(tmp_path):
     result = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(tmp_path / "none.rules")],
                             capture_output=True, text=True, cwd=ROOT)

@@ -15,7 +15,7 @@ from rulelang.runtime import CHANCE
 
 ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = ROOT / "tests" / "hidden_games"
-SMALL = {"samples": 8, "max_worlds": 64, "budget": 2000, "rollouts": 4, "max_steps": 60}
+SMALL = {"samples": 8, "max_worlds": 64, "chains": 4, "chain_steps": 2000, "budget": 2000, "rollouts": 4, "max_steps": 60}
 
 
 def _settled(path: Path, players: int = 2, seed: int = 1):
@@ -53,6 +53,28 @@ def test_worlds_are_filtered_by_the_answers_and_merged():
     assert sums == {int(answer.split()[2])}
     assert sum(p for _, p in worlds) == pytest.approx(1.0)
     assert len(worlds) < 64
+
+
+def test_chains_keep_worlds_that_fit_every_answer():
+    """Beyond the limit of a listing, the chains' worlds each fit all the answers the seat heard,
+    and carried on, they fit the next ones too (rulelang.chains)."""
+    from rulelang.chains import Chains
+
+    state = _settled(HIDDEN / "code_breaker.rules")
+    kept, rng = Chains(), random.Random(3)
+    for question in ("sum of the digits", "is the first digit odd"):
+        state.apply_action(seat_view(state, 0).labels.index(question))
+        while state.current_player() == 1:
+            state.apply_action(random.Random(1).choice(state.legal_actions()))
+        view = seat_view(state, 0)
+        assert view.worlds(10) is None
+        worlds = view.chain_worlds(kept, 6, 4000, rng)
+        assert worlds and sum(p for _, p in worlds) == pytest.approx(1.0)
+        lines = state.event_lines(viewer=0)
+        for world, _ in worlds:
+            digits = sum(world.dynamic[0][p] for p in world.zones[world.zone_index("code")])
+            assert any(line.startswith(f"answer = {digits} ") for line in lines)
+            assert world.observation_string(0) == view.observation_string()
 
 
 def test_worlds_weigh_chance_and_hidden_choices():
@@ -133,3 +155,56 @@ def test_deduce_plays_six_nimmt_from_samples():
         action = bot.choose(view)
         assert action in view.legal_actions
         state.apply_action(action)
+
+
+def test_worlds_carried_from_decision_to_decision_are_the_worlds_listed_afresh():
+    """A Belief carried on plays only the new steps, and lists what a listing from the start
+    lists: the same games with the same probabilities, in the same order."""
+    from rulelang.belief import Belief, state_key
+
+    state = _settled(HIDDEN / "code_breaker.rules", seed=3)
+    kept, rng = Belief(), random.Random(8)
+    for _ in range(5):
+        carried = seat_view(state, 0).worlds(100, kept)
+        fresh = seat_view(state, 0).worlds(100)
+        assert [(state_key(w), p) for w, p in carried] == [(state_key(w), p) for w, p in fresh]
+        while True:  # on to seat 1's next decision and back
+            state.apply_action(rng.choice(state.legal_actions()) if state.current_player() >= 0
+                               else state.sample_chance(rng))
+            if state.is_terminal() or state.current_player() == 0:
+                break
+        if state.is_terminal():
+            break
+    other = _settled(HIDDEN / "code_breaker.rules", seed=4)  # another game: listed afresh
+    assert len(seat_view(other, 0).worlds(100, kept)) == len(seat_view(other, 0).worlds(100))
+    assert seat_view(other, 0).worlds(10, kept) is None
+
+
+def test_a_bot_kept_and_reseeded_decides_as_a_new_one():
+    """simulate and run keep one bot per seat and reseed it at each step (gamelog.seeded_action):
+    the game is the one that new bots at every step would play."""
+    from rulelang import gamelog
+
+    game = rulelang.load(HIDDEN / "code_breaker.rules")
+    played = []
+    for agents in (None, {}):
+        state, actions = game.new_initial_state(2), []
+        while not state.is_terminal():
+            bot = None if state.current_player() == CHANCE else ("deduce:considered=16", "mc:rollouts=2")[
+                state.current_player()]
+            actions.append(gamelog.seeded_action(state, 11, bot, agents))
+            state.apply_action(actions[-1])
+        played.append(actions)
+    assert played[0] == played[1]
+
+
+def test_bot_specs_carry_options():
+    from rulelang.agents import check_bot, parse_bot
+
+    assert parse_bot("deduce:max_worlds=64:discount=0.5:horizon=round") == (
+        "deduce", {"max_worlds": 64, "discount": 0.5, "horizon": "round"})
+    assert make_agent("deduce:max_worlds=64", 1).max_worlds == 64
+    assert check_bot("deduce:considered=8") is None
+    assert "no option `maxworlds`" in check_bot("deduce:maxworlds=3")
+    assert "not OPTION=VALUE" in check_bot("mc:8")
+    assert check_bot("dedcue") == "unknown bot `dedcue`"
