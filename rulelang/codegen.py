@@ -274,6 +274,9 @@ def _take(items, count, from_end: bool) -> list:
     return list(items[-count:] if from_end else items[:count])
 
 
+_SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
+
+
 def _listify(value):
     return value if isinstance(value, list) else [] if value is None else [value]
 
@@ -485,6 +488,7 @@ class ExpressionCompiler:
         # Comprehension variables in scope while generating, and the lines that compute, once
         # before the expression, the parts of a filter's condition that do not depend on them.
         self.bound: list[str] = []
+        self.define_params: list[str] = []  # a define's arguments, passed to its lambda: never hoisted
         self.prelude: list[str] = []
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
@@ -529,7 +533,7 @@ class ExpressionCompiler:
     def _hoist(self, e: Expr) -> Expr:
         """Inside a filter or an aggregate, compute a part that does not depend on the item
         once, before the loop, instead of once per item."""
-        if not self.bound or any(re.search(rf"\b{v}\b", e.code) for v in self.bound):
+        if not self.bound or any(re.search(rf"\b{v}\b", e.code) for v in self.bound + self.define_params):
             return e
         name = self.fresh("h")
         self.prelude.append(f"{name} = {e.code}")
@@ -722,16 +726,30 @@ class ExpressionCompiler:
                            help="a define used twice in another is copied twice: compute a part once with `let`, "
                            "or, if the game really needs it, raise the limit with `--limit expansion=N`")
                 raise CompileError
-        # A define sees its parameters and the game's names, not the caller's locals.
+        # A define sees its parameters and the game's names, not the caller's locals. Each
+        # argument is worked out once per use of the define: one that is more than a name is
+        # passed to a lambda of the define's body, not copied into it.
         inner = Scope(None, element=None)
+        passed: list[tuple[str, str]] = []
         for param, arg in zip(params, args, strict=True):
             e = self.code(arg, scope, slots)
-            inner.names[param] = (f"({e.code})", e.kind)
+            if _SIMPLE_CODE.match(e.code):
+                inner.names[param] = (f"({e.code})", e.kind)
+            else:
+                name = self.fresh("d")
+                inner.names[param] = (name, e.kind)
+                passed.append((name, e.code))
         self._expanding.append(decl.name)
+        self.define_params.extend(name for name, _ in passed)
         try:
-            return self.code(decl.value, inner, slots)
+            body = self.code(decl.value, inner, slots)
         finally:
             self._expanding.pop()
+            del self.define_params[len(self.define_params) - len(passed):]
+        if not passed:
+            return body
+        names, codes = ", ".join(name for name, _ in passed), ", ".join(code for _, code in passed)
+        return Expr(f"(lambda {names}: {body.code})({codes})", body.kind, body.safe)
 
     def _call_size(self, decl: n.DefineDecl, args: tuple) -> int:
         """The syntax nodes a use of a define becomes once every define in it is expanded, worked

@@ -42,11 +42,15 @@ def _mask(visibility: str, owner: int | None, everyone: int) -> int:
 
 def zone_seers(state: State, index: int) -> int:
     """The seats that see the pieces of a zone instance (a `top only` zone: its top)."""
-    table = _SEERS.setdefault(state.game, {}).get(state.n)
-    if table is None:
-        everyone = (1 << state.n) - 1
-        table = [_mask(*_zone_visibility(state, i), everyone) for i in range(state.piece_zone_base)]
-        _SEERS[state.game][state.n] = table
+    try:
+        table = state.seers_table  # copied with the state: one lookup per game and player count
+    except AttributeError:
+        table = _SEERS.setdefault(state.game, {}).get(state.n)
+        if table is None:
+            everyone = (1 << state.n) - 1
+            table = [_mask(*_zone_visibility(state, i), everyone) for i in range(state.piece_zone_base)]
+            _SEERS[state.game][state.n] = table
+        state.seers_table = table
     if index < len(table):
         return table[index]
     zone, owner = state.zone_of(index)
