@@ -96,16 +96,18 @@ def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
     leave (the move event names them). The other seats lose track of these pieces and of what
     stayed in the zones they left, since they cannot tell which pieces went."""
     knows = state.knows
-    sources = set(origins)
+    everyone = (1 << state.n) - 1
     shown = zone_seers(state, to)
-    from_mask = (1 << state.n) - 1
-    for o in sources:
-        from_mask &= zone_seers(state, o)
-    shown |= from_mask
+    if shown != everyone:  # (a move into a zone everyone sees shows the pieces to everyone)
+        sources = set(origins)
+        from_mask = everyone
+        for o in sources:
+            from_mask &= zone_seers(state, o)
+        shown |= from_mask
     for p in pieces:
         knows[p] = shown
-    kept = shown | ~((1 << state.n) - 1)
-    if shown != (1 << state.n) - 1:
+    if shown != everyone:
+        kept = shown | ~everyone
         zones = state.zones
         for o in sources:
             for q in zones[o]:
@@ -129,8 +131,12 @@ def shuffled(state: State, index: int) -> None:
 def rolled(state: State, dice: list[int]) -> None:
     """A die's new face is known to the seats that see the zone it is rolled in."""
     knows, where = state.knows, state.where
+    seers: dict[int, int] = {}
     for p in dice:
-        knows[p] = zone_seers(state, where[p])
+        zone = where[p]
+        if zone not in seers:
+            seers[zone] = zone_seers(state, zone)
+        knows[p] = seers[zone]
 
 
 def counter_set(state: State, index: int, value: Any) -> None:

@@ -1,0 +1,306 @@
+"""The pieces, zones and counters of a game in progress, and the effects rules have on them:
+moves (with sorted zones and carried zones), creation, rolls and draws, counters, players put
+out, `once per` branches and tallies. A mixin of ``runtime.State``: it reads and writes the
+state's storage (``zones``, ``where``, ``dynamic``, ``pieces``, ``counters``)."""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING, Any
+
+from . import knowledge
+from .diagnostics import Diagnostic, RuntimeFault
+from .engine_values import PieceTable, _code_of, _face_numbers, _hashable, _named, describe_error
+from .limits import LimitExceeded
+
+if TYPE_CHECKING:
+    from . import model as m
+
+
+class Board:
+    """Storage and effects: the State's pieces, zones and counters."""
+
+    def _init_counters(self) -> None:
+        shared = [c for c in self.game.counters if not c.per_player]
+        per_player = [c for c in self.game.counters if c.per_player]
+        values: list = []
+        self.counters = values  # filled as it goes: a start value may read an earlier counter
+        for c in shared + [c for c in per_player for _ in range(self.n)]:
+            try:
+                values.append(self._checked_number(c.initial(self, []), "the number"))
+            except Exception as error:  # a fault in a start value: name the counter
+                raise RuntimeFault(Diagnostic(
+                    _code_of(error), f"the start value of counter `{c.name}` cannot be worked out: "
+                    f"{describe_error(error)}", c.span)) from None
+
+    def _checked_number(self, value: Any, what: str) -> Any:
+        if value.__class__ is int and not -self.big_number < value < self.big_number:
+            raise LimitExceeded("R511", f"{what} has more than {self.number_digits} digits")
+        return value
+
+    def reset_once(self, scopes: tuple[str, ...]) -> None:
+        """Open again the `once per ...` branches of these scopes (a new turn or round)."""
+        once_scopes = self.game.once_scopes
+        self.used_once = frozenset(key for key in self.used_once if once_scopes[key[0]] not in scopes)
+
+    def once_open(self, once: int, seat: int) -> bool:
+        """Whether a `once per ...` branch is still open for this seat."""
+        return (once, seat) not in self.used_once
+
+    def _apply_draw(self, pending: tuple, piece) -> bool:
+        """Move the drawn piece; True when more pieces of the same `draw` are to come."""
+        source, to, remaining = pending[2]
+        if piece.__class__ is not int or piece not in self.zones[source]:
+            raise RuntimeFault(self._diagnostic("R506", f"{piece!r} is not a piece in {self.zone_name(source)}"))
+        self.move([piece], to, False, pending[1])
+        if remaining <= 1:
+            return False
+        if not self.zones[source]:
+            self.pending = None
+            self.fault = RuntimeFault(self._diagnostic(
+                "R507", f"nothing left to draw in {self.zone_name(source)} ({remaining - 1} more wanted)"))
+            raise self.fault
+        self.pending = ("draw", pending[1], (source, to, remaining - 1))
+        return True
+
+    def tally(self, name: str, key: Any) -> None:
+        """`tally NAME by KEY`: one more of this outcome, for statistics."""
+        if key.__class__ is list:
+            key = tuple(map(_hashable, key))
+        tallies = dict(self.tallies)
+        tallies[(name, key)] = tallies.get((name, key), 0) + 1
+        self.tallies = tallies
+
+    def shuffle_left(self) -> list[int]:
+        """The pieces a pending shuffle has not placed yet: one of them goes next, below those placed."""
+        zone, left = self.pending[2]
+        return self.zones[zone][:left]
+
+    def _apply_shuffle(self, pending: tuple, piece) -> bool:
+        """Place the piece picked next: it goes under the pieces already placed, so the first
+        picked ends on top. True when more picks are to come (the last piece left needs none)."""
+        zone, left = pending[2]
+        pieces = self.zones[zone]
+        if piece.__class__ is not int or piece not in pieces[:left]:
+            raise RuntimeFault(self._diagnostic("R506", f"{piece!r} is not a piece left to shuffle in "
+                                                f"{self.zone_name(zone)}"))
+        pieces.remove(piece)
+        pieces.insert(left - 1, piece)
+        if left - 1 <= 1:
+            return False
+        self.pending = ("shuffle", pending[1], (zone, left - 1))
+        return True
+
+    def _places(self, zones, to: int = -1) -> dict | None:
+        """Where the carriers of the carried zones among ``zones`` and ``to`` lie now, for an
+        event's line (``zone_name``); None when there is none."""
+        base = self.piece_zone_base
+        if len(self.zones) == base:
+            return None
+        found = {z: self.where[self.carried[z - base][1]] for z in (*zones, to) if z >= base}
+        return found or None
+
+    def zone_of(self, index: int) -> tuple[m.ZoneDef, int | None]:
+        """The zone definition of a zone instance, and its owner's seat (None when shared, or
+        carried by a piece)."""
+        if index < self.zone_base:
+            return self.game.zones[index], None
+        if index >= self.piece_zone_base:
+            return self.game.zones[self.carried[index - self.piece_zone_base][0]], None
+        ordinal, owner = divmod(index - self.zone_base, self.n)
+        return self.game.zones[self.zone_base + ordinal], owner
+
+    def zone_index(self, name: str, owner: int | None = None) -> int:
+        for zone in self.game.zones:
+            if zone.name == name and not zone.per_piece:
+                if zone.per_player:
+                    return self.zone_base + zone.ordinal * self.n + (owner or 0)
+                return zone.ordinal
+        raise KeyError(name)
+
+    def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
+        game = self.game
+        if game.move_triggers:
+            pieces = self._match_triggers(pieces, [self.where[p] for p in pieces], to, True)
+            if not pieces:
+                return
+        if game.limits and self.zone_of(to)[1] is not None:
+            limited, kind_of = game.limited_kinds, self.pieces.kind
+            if any(kind_of[p] in limited for p in pieces):
+                self.limit_rule = rule
+        self.work += len(pieces)
+        if self.work > self.work_budget:
+            raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
+                                f"(moving {len(pieces)} pieces)")
+        zones, where = self.zones, self.where
+        origins = list(map(where.__getitem__, pieces))
+        source = zones[origins[0]] if origins else None
+        if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
+            source.clear()  # a whole zone, in its order
+        elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
+            gone = set(pieces)
+            for origin in set(origins):
+                zones[origin][:] = [p for p in zones[origin] if p not in gone]
+        else:
+            for p, origin in zip(pieces, origins):
+                zones[origin].remove(p)
+        target = zones[to]
+        sort_column = self.sort_columns[to]
+        if sort_column is not None:
+            # A sorted zone stays sorted (create sorts it too): each piece goes after its equals.
+            key = self.pieces.columns[sort_column].__getitem__
+            for p in pieces:
+                bisect.insort_right(target, p, key=key)
+                where[p] = to
+        else:
+            for p in pieces:
+                where[p] = to
+            if at_bottom:
+                target[0:0] = pieces
+            else:
+                target.extend(pieces)
+        if self.tracing:
+            # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
+            self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
+                                               self._places(origins, to))))
+        if self.knows is not None:
+            knowledge.moved(self, pieces, origins, to)
+        if game.move_triggers:
+            self._match_triggers(pieces, origins, to, False)
+
+    def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
+        kind = self.game.kinds[kind_index]
+        room = self.game.run_limits.pieces - len(self.pieces.kind)
+        wanted = len(kind.pieces) if count is None else count
+        if wanted.__class__ is not int:
+            raise TypeError(f"`create` needs a whole number of pieces, not {type(wanted).__name__}")
+        if wanted > room:
+            raise LimitExceeded("R512", f"`create` of {wanted} {kind.name} would make more than the "
+                                f"limit of {self.game.run_limits.pieces} pieces in a game")
+        rows = kind.pieces if count is None else (kind.pieces[0],) * count if kind.pieces else ()
+        old = self.pieces
+        start, added = len(old.kind), len(rows)
+        new = list(range(start, start + added))
+        number_column = self.game.attributes.index("number")
+        value_column = self.game.attributes.index("value")
+        by_kind = list(old.by_kind)
+        by_kind[kind_index] = old.by_kind[kind_index] + new
+        names = [kind.name if kind.is_die or not kind.name_columns or any(row[c] is None for c in kind.name_columns)
+                 else " ".join([kind.name] + [str(row[c]) for c in kind.name_columns]) for row in rows]
+        # A new table, never a changed one: clones made before still share the old.
+        self.pieces = table = PieceTable(
+            old.kind + [kind_index] * added,
+            [column + [row[i] for row in rows] for i, column in enumerate(old.columns)],
+            by_kind, old.names + names)
+        self.where.extend([into] * added)
+        self.dynamic[0].extend([None] * added)
+        if kind.is_die:
+            self.dynamic[1].extend([None] * added)
+            self.dynamic[2].extend([None] * added)
+        else:
+            self.dynamic[1].extend(row[value_column] for row in rows)
+            self.dynamic[2].extend(row[number_column] for row in rows)
+        sort_column = self.sort_columns[into]
+        if sort_column is not None:
+            column = table.columns[sort_column]
+            self.zones[into] = sorted(self.zones[into] + new, key=lambda p: column[p])
+        else:
+            self.zones[into].extend(new)
+        carriers = [(i, z) for i, z in enumerate(self.game.zones) if z.per_piece]
+        if carriers:
+            self._make_carried_zones(carriers, kind_index, new)
+        self.events.append((rule, "create", (tuple(new), into, self._places((into,)))))
+        if self.knows is not None:
+            knowledge.created(self, new, into)
+
+    def _make_carried_zones(self, carriers: list, kind_index: int, new: list[int]) -> None:
+        piece_zone, carried = [list(table) for table in self.piece_zone], list(self.carried)
+        sort_columns = list(self.sort_columns)
+        for ordinal, (zone_index, zone) in enumerate(carriers):
+            for p in new:
+                if kind_index in zone.carried_by:
+                    piece_zone[ordinal].append(len(self.zones))
+                    carried.append((zone_index, p))
+                    self.zones.append([])
+                    sort_columns.append(zone.sort_column)
+                else:
+                    piece_zone[ordinal].append(None)
+        self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
+
+    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False) -> None:
+        if value.__class__ is int and not -self.big_number < value < self.big_number:
+            raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
+                                f"than {self.number_digits} digits")
+        self.counters[index] = value
+        if self.seen_counters:
+            knowledge.counter_set(self, index, value)
+        if self.tracing:
+            self.events.append((rule, "set", (index, value, is_seat)))
+
+    def eliminate(self, who: Any, rule: int) -> None:
+        """`eliminate`: a player, or a list of players, is out for the rest of the game;
+        one already out stays out, silently."""
+        for seat in who if isinstance(who, list) else [who]:
+            if seat.__class__ is not int or not 0 <= seat < self.n:
+                raise ValueError(f"`eliminate` names {_named(seat)}, which is not a player of this game")
+            if seat not in self.out:
+                self.out = self.out | {seat}
+                if self.tracing:
+                    self.events.append((rule, "out", seat))
+
+    def turn_start(self, seat: Any) -> int:
+        """The seat a `starting with` names (a number wraps around, as `seat(i)` does)."""
+        if seat.__class__ is not int:
+            raise ValueError(f"`starting with` names {_named(seat)}, which is not a player of this game")
+        return seat % self.n
+
+    def _apply_roll(self, pending: tuple, outcome) -> None:
+        groups = pending[2]
+        if len(groups) == 1 and outcome.__class__ is tuple and len(outcome) == 1:  # one kind of dice
+            kind_index, dice = groups[0]
+            faces = outcome[0]
+            kind = self.game.kinds[kind_index]
+            labels = kind.face_labels
+            if faces.__class__ is tuple and len(faces) == len(dice) and list(faces) == sorted(faces) \
+                    and (not faces or (0 <= faces[0] and faces[-1] < len(labels))):
+                labels_out, values_out, numbers_out = self.dynamic
+                values, numbers = kind.face_values, _face_numbers(labels)
+                for p, f in zip(dice, faces):
+                    labels_out[p] = labels[f]
+                    values_out[p] = values[f]
+                    numbers_out[p] = numbers[f]
+                if self.tracing:
+                    self.events.append((pending[1], "roll", list(zip(
+                        dice, map(labels_out.__getitem__, dice), map(self.where.__getitem__, dice)))))
+                if self.knows is not None:
+                    knowledge.rolled(self, dice)
+                return
+        if outcome.__class__ is not tuple or len(outcome) != len(groups):
+            raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+        labels_out, values_out, numbers_out = self.dynamic
+        kinds = self.game.kinds
+        for (kind_index, dice), faces in zip(groups, outcome):
+            count = len(kinds[kind_index].face_labels)
+            if faces.__class__ is not tuple or len(faces) != len(dice) or list(faces) != sorted(faces) \
+                    or (faces and not (0 <= faces[0] and faces[-1] < count)):
+                raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+        for (kind_index, dice), faces in zip(groups, outcome):
+            kind = kinds[kind_index]
+            labels, values = kind.face_labels, kind.face_values
+            numbers = _face_numbers(labels)
+            for p, f in zip(dice, faces):
+                labels_out[p] = labels[f]
+                values_out[p] = values[f]
+                numbers_out[p] = numbers[f]
+        if self.tracing:
+            where = self.where
+            self.events.append((pending[1], "roll", [(p, labels_out[p], where[p]) for _, dice in groups for p in dice]))
+        if self.knows is not None:
+            knowledge.rolled(self, [p for _, dice in groups for p in dice])
+
+    def counter_of(self, index: int) -> tuple[m.CounterDef, int | None]:
+        """The definition of a counter slot, and its owner's seat (None when shared)."""
+        if index < self.counter_base:
+            return self.game.counters[index], None
+        ordinal, owner = divmod(index - self.counter_base, self.n)
+        return self.game.counters[self.counter_base + ordinal], owner

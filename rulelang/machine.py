@@ -1,0 +1,365 @@
+"""The rule machine of a game in progress: the instruction loop that runs the compiled rules
+until the next decision or roll (``_run``), triggered rules, choices with parameters, the end
+of the game, scores and winners, limits and invariants. A mixin of ``runtime.State``."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from . import knowledge
+from .codegen import _freeze, _items
+from .diagnostics import Diagnostic, RuntimeFault
+from .engine_values import _code_of, _kind_of, _value_text, describe_error
+
+if TYPE_CHECKING:
+    from . import model as m
+
+
+class Machine:
+    """The rule machine: runs the compiled rules between decisions."""
+
+    def _advance(self) -> None:
+        self._run()
+        if self.game.limits:
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        """`limit N per player`: checked whenever the game waits, after every triggered rule."""
+        kinds = self.game.kinds
+        for kind_index, limit in self.game.limits:
+            held: dict[int, list[int]] = {}
+            for p in self.pieces.by_kind[kind_index]:
+                owner = self.zone_of(self.where[p])[1]
+                if owner is not None:
+                    held.setdefault(owner, []).append(p)
+            for owner, pieces in held.items():
+                if len(pieces) > limit:
+                    names = ", ".join(self.pieces.names[p] for p in pieces)
+                    rule = self.game.rules[self.limit_rule] if self.limit_rule >= 0 else None
+                    where = f" (last moved by rule `{rule.name}`, {rule.where()})" if rule else ""
+                    self.pending = None
+                    self.fault = RuntimeFault(Diagnostic(
+                        "R508", f"player {owner + 1} holds {len(pieces)} {kinds[kind_index].name} ({names}), "
+                        f"more than the limit of {limit}{where}", kinds[kind_index].span,
+                        help="move the extra one away in a triggered rule: `when move to ZONE of players "
+                        "if count(moved_to) > N:`"))
+                    raise self.fault
+
+    def _with_parameters(self, spec: m.ChoiceSpec, slots: list, options: list) -> list:
+        """The options of a choice with a parameter: each option with each of its parameter's
+        options, in order, or alone (with none) when it has none."""
+        then, before = spec.then, (slots[spec.slot], slots[spec.then.slot])
+        pairs = []
+        for option in options:
+            slots[spec.slot] = option
+            values = _items(self, then.options(self, slots))
+            if then.where is not None:
+                kept = []
+                for value in values:
+                    slots[then.slot] = value
+                    if then.where(self, slots):
+                        kept.append(value)
+                values = kept
+            distinct: dict = {}
+            for value in values:  # repeated values are offered once, as for `choose`
+                distinct.setdefault(_freeze(value), value)
+            values = list(distinct.values())
+            pairs.extend([(option, v) for v in values] or [(option, None)])
+        slots[spec.slot], slots[spec.then.slot] = before
+        return pairs
+
+    def _match_triggers(self, pieces: list[int], origins: list[int], to: int, instead: bool) -> list[int]:
+        """Queue the triggered rules this move sets off. Before the move (``instead``), the
+        pieces that `instead` rules take are removed from it; returns the pieces still to move."""
+        running = {frame[0] for frame in self.frames}
+        procedures = self.game.procedures
+        for index, trigger in enumerate(self.game.move_triggers):
+            if trigger.instead != instead or trigger.procedure in running:
+                continue  # a rule never triggers itself
+            if trigger.targets is not None and to not in trigger.targets(self, []):
+                continue
+            if trigger.sources is not None:
+                sources = trigger.sources(self, [])
+                matched = [p for p, o in zip(pieces, origins) if o in sources]
+            else:
+                matched = list(pieces)
+            if not matched:
+                continue
+            first_origin = origins[pieces.index(matched[0])]
+            frame = [matched, first_origin, to] + [None] * (procedures[trigger.procedure].slot_count - 3)
+            if trigger.cond is not None and not trigger.cond(self, frame):
+                continue
+            self.fired.append((len(self.frames) - 1, index, frame))
+            if instead:
+                pieces = [p for p in pieces if p not in matched]
+                origins = [self.where[p] for p in pieces]
+        return pieces
+
+    def _rule_at(self) -> int:
+        proc, pc = self.frames[-1][0], self.frames[-1][1]
+        code = self.game.procedures[proc].code
+        return code[pc][3] if pc < len(code) else -1
+
+    def _seat(self, value: Any) -> int:
+        """The seat a `by` names; anything else (none, a number that is no seat) is a fault."""
+        if value.__class__ is int and 0 <= value < self.n:
+            return value
+        shown = "none" if value is None else _value_text(value)
+        raise RuntimeFault(self._diagnostic(
+            "R503", f"`by` names {shown}, which is not a player of this game"))
+
+    def _diagnostic(self, code: str, message: str) -> Diagnostic:
+        span = None
+        rule_text = ""
+        if self.frames:
+            proc = self.game.procedures[self.frames[-1][0]]
+            pc = min(self.frames[-1][1], len(proc.code) - 1)
+            span = proc.spans[pc]
+            rule = proc.code[pc][3]
+            if rule >= 0:
+                r = self.game.rules[rule]
+                rule_text = f" (in rule `{r.name}`, {r.where()})"
+        return Diagnostic(code, message + rule_text, span)
+
+    def _past_limit(self, what: str) -> str:
+        """The R504 message: the file's own `at most N` or, when lower, the `turns` limit."""
+        if self.game.run_limits.turns < self.game.turn_limit:
+            return (f"the game went past the limit of {self.game.run_limits.turns} {what} in one game "
+                    f"(raise it with `--limit turns=N`)")
+        return f"the game went past its limit of {self.game.turn_limit} {what}"
+
+    def _run(self) -> None:
+        """Run instructions until a decision, a chance node or the end of the game."""
+        procedures = self.game.procedures
+        frame = self.frames[-1]
+        code = procedures[frame[0]].code
+        slots = frame[2]
+        pc = frame[1]
+        steps = 0
+        limit = self.game.step_limit
+        fired = self.fired
+        self.work = 0
+        try:
+            while True:
+                if fired:  # triggered rules run after the statement that set them off, each to its end
+                    depth = len(self.frames) - 1
+                    waiting = next((k for k, entry in enumerate(fired) if entry[0] == depth), -1)
+                    if waiting >= 0:
+                        frame[1] = pc
+                        _, index, slots = fired.pop(waiting)
+                        trigger = self.game.move_triggers[index]
+                        if self.tracing:
+                            labels = self.dynamic[0]
+                            self.events.append((trigger.rule, "trigger", (
+                                slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]],
+                                self._places((slots[1], slots[2])))))
+                        frame = [trigger.procedure, 0, slots, False]
+                        self.frames.append(frame)
+                        code, pc = procedures[trigger.procedure].code, 0
+                steps += 1
+                if steps > limit:
+                    frame[1] = pc
+                    raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {limit} steps: "
+                                                        "an endless loop"))
+                op, a, b, rule = code[pc]
+                if op == 0:  # OP_EXEC
+                    a(self, slots)
+                    pc += 1
+                elif op == 2:  # OP_JUMP_IF_NOT
+                    pc = pc + 1 if a(self, slots) else b
+                elif op == 1:  # OP_JUMP
+                    pc = a
+                elif op == 3:  # OP_CHOOSE
+                    frame[1] = pc
+                    options = a.options(self, slots)
+                    if a.where is not None:
+                        where, slot = a.where, a.slot
+                        before = slots[slot]  # the variable keeps its value until something is chosen
+                        kept = []
+                        for option in options:
+                            slots[slot] = option
+                            if where(self, slots):
+                                kept.append(option)
+                        slots[slot] = before
+                        options = kept
+                    if options and not isinstance(options[0], list):
+                        options = list(dict.fromkeys(options))
+                    if a.of_pieces and any(o.__class__ is not int for o in options):
+                        raise RuntimeFault(self._diagnostic(
+                            "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
+                    if a.then is not None:
+                        options = self._with_parameters(a, slots, options)
+                    if not options:
+                        if a.otherwise < 0:
+                            raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
+                        pc = a.otherwise
+                        if self.tracing:
+                            self.events.append((rule, "otherwise", a.prompt))
+                        continue
+                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
+                    self.pending = ("choose", a, options, chooser)
+                    return
+                elif op == 4:  # OP_BRANCH
+                    frame[1] = pc
+                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
+                    options = a.fixed or [(label, target, once) for label, cond, target, once in a.branches
+                                          if (cond is None or cond(self, slots))
+                                          and (once is None or self.once_open(once, chooser))]
+                    if not options:
+                        raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
+                    self.pending = ("branch", a, options, chooser)
+                    return
+                elif op == 5:  # OP_ROLL
+                    frame[1] = pc
+                    dice = a(self, slots)
+                    if not dice:
+                        pc += 1
+                        continue
+                    kind_of = self.pieces.kind
+                    kinds = set(map(kind_of.__getitem__, dice))
+                    if len(kinds) == 1:
+                        groups = [(kinds.pop(), list(dice))]
+                    else:
+                        by_kind: dict[int, list[int]] = {}
+                        for p in dice:
+                            by_kind.setdefault(kind_of[p], []).append(p)
+                        groups = sorted(by_kind.items())
+                    for kind_index, _ in groups:
+                        if self.game.kinds[kind_index].category != "die":  # not is_die
+                            raise RuntimeFault(self._diagnostic(
+                                "R503", f"`roll` needs dice; {self.game.kinds[kind_index].name} is not a die"))
+                    self.pending = ("roll", rule, groups)
+                    return
+                elif op == 12:  # OP_DRAW
+                    frame[1] = pc
+                    count = a.count(self, slots)
+                    if count <= 0:
+                        pc += 1
+                        continue
+                    source = a.source(self, slots)
+                    if not self.zones[source]:
+                        raise RuntimeFault(self._diagnostic(
+                            "R507", f"nothing to draw: {self.zone_name(source)} is empty"))
+                    self.pending = ("draw", rule, (source, a.to(self, slots), count))
+                    return
+                elif op == 13:  # OP_SHUFFLE
+                    frame[1] = pc
+                    zone = a(self, slots)
+                    if self.tracing:
+                        self.events.append((rule, "shuffle", zone))
+                    if len(self.zones[zone]) < 2 or self.sort_columns[zone] is not None:
+                        pc += 1  # nothing to put in order, or a zone that keeps its own
+                        continue
+                    if self.knows is not None:
+                        knowledge.shuffled(self, zone)
+                    self.pending = ("shuffle", rule, (zone, len(self.zones[zone])))
+                    return
+                elif op == 6 or op == 11:  # OP_CALL, OP_TURN
+                    frame[1] = pc + 1
+                    if op == 11:
+                        self.turn_number += 1
+                        if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
+                            frame[1] = pc
+                            raise RuntimeFault(self._diagnostic("R504", self._past_limit("turns")))
+                        self.events.append((rule, "turn", self.player))
+                        if self.used_once:
+                            self.reset_once(("turn",))
+                    proc = procedures[a]
+                    frame = [a, 0, [None] * proc.slot_count, op == 11]
+                    self.frames.append(frame)
+                    code, slots, pc = proc.code, frame[2], 0
+                elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
+                    if op == 8:
+                        self.events.append((rule, "end turn", self.player))
+                        while not self.frames[-1][3]:
+                            self.frames.pop()
+                    self.frames.pop()
+                    if fired:  # rules set off in the frames just left are not run
+                        fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
+                    frame = self.frames[-1]
+                    code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
+                elif op == 10:  # OP_CHECK_END
+                    frame[1] = pc
+                    if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):
+                        raise RuntimeFault(self._diagnostic("R504", self._past_limit("rounds")))
+                    if self._game_ends(a):
+                        return
+                    pc += 1
+                elif op == 9:  # OP_END_GAME
+                    frame[1] = pc
+                    self._finish(rule)
+                    return
+        except RuntimeFault:
+            raise
+        except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
+            frame[1] = pc
+            raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error))) from None
+
+    def _game_ends(self, after_round: bool) -> bool:
+        for check in self.game.ends:
+            if check.kind == "end-round" and not after_round:
+                continue
+            if check.test(self, [None] * check.slot_count):
+                self._finish(check.rule)
+                return True
+        return False
+
+    def _finish(self, rule: int) -> None:
+        self.finished = True
+        self.fired.clear()
+        self.pending = None
+        self.end_rule = rule
+        self.winners = self._winners()
+        self.events.append((rule, "game over", tuple(self.winners)))
+
+    def scores(self) -> list[list]:
+        """The winner criteria's values for each player, in criteria order; a criterion that
+        fails or is not a number is a RuntimeFault naming its rule."""
+        saved = self.player
+        table = []
+        try:
+            for p in range(self.n):
+                self.player = p
+                row = []
+                for c in self.game.criteria:
+                    value = self._evaluate(c, f"winner rule `{self.game.rules[c.rule].name}`")
+                    if value is not None and value.__class__ not in (int, float, bool):
+                        raise RuntimeFault(Diagnostic(
+                            "R503", f"the winner rule `{self.game.rules[c.rule].name}` ranks players by "
+                            f"{_kind_of(value)}, not a number", c.span,
+                            help="rank by a number, such as a counter or `count(...)`"))
+                    row.append(value)
+                table.append(row)
+        finally:
+            self.player = saved
+        return table
+
+    def _evaluate(self, check: m.Check, what: str) -> Any:
+        """A check's value; a Python error in it becomes a RuntimeFault naming ``what``."""
+        self.work = 0
+        try:
+            return check.test(self, [None] * check.slot_count)
+        except Exception as error:
+            raise RuntimeFault(Diagnostic(_code_of(error), f"{what} cannot be worked out: "
+                                          f"{describe_error(error)}", check.span)) from None
+
+    def _winners(self) -> list[int]:
+        for check in self.game.no_winner:
+            if self._evaluate(check, f"winner rule `{self.game.rules[check.rule].name}`"):
+                return []
+        table = self.scores()
+        keys = []
+        for p in range(self.n):
+            key = []
+            for check, value in zip(self.game.criteria, table[p], strict=True):
+                # none (nothing to count) ranks last under both `most` and `least`
+                key.append(-math.inf if value is None else value if check.kind == "most" else -value)
+            keys.append(tuple(key))
+        best = max(keys) if keys else None
+        return [p for p in range(self.n) if keys[p] == best]
+
+    def check_invariants(self) -> list[str]:
+        """Names of declared invariants that do not hold now."""
+        return [self.game.rules[c.rule].name for c in self.game.invariants
+                if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]

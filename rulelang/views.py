@@ -1,0 +1,434 @@
+"""What each viewer may see of a game in progress, and the trace: sight of zones and counters,
+observations and information states, actions and events as text. A mixin of
+``runtime.State``: nothing here changes the game."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .diagnostics import RuntimeFault
+from .engine_values import (
+    _CHANCE_KINDS,
+    CHANCE,
+    SEE_COUNT,
+    SEE_NOTHING,
+    SEE_PIECES,
+    TERMINAL,
+    _value_text,
+)
+from .source import printable
+
+if TYPE_CHECKING:
+    from . import model as m
+
+
+class Views:
+    """What each viewer sees, and the trace as text. A viewer is a seat (0..n-1), None (a
+    spectator: public information only) or "all" (the referee: everything); docs/language.md,
+    "What each seat sees", is the model in words."""
+
+    def prompt(self) -> str:
+        if self.finished:
+            return ""
+        if self.pending[0] in _CHANCE_KINDS:
+            return self.pending[0]
+        return self.pending[1].prompt
+
+    def action_to_string(self, action, viewer: int | None | str = "all") -> str:
+        """A readable name of an action of the current node, as ``viewer`` may read it (the
+        referee's by default): a piece in a zone the viewer cannot see (a blind pick from
+        another's hand) is named by its place only, `a hidden card (2) from hand of player 2`."""
+        if self.pending is None:
+            return str(action)
+        if viewer != "all" and self.pending[0] == "choose" and self.pending[1].of_pieces:
+            piece = self.pending[2][action]
+            if self.pending[1].then is not None:
+                piece = piece[0]  # hidden, it hides its parameter too
+            if self.sight(self.where[piece], viewer) != SEE_PIECES:
+                kind = self.game.kinds[self.pieces.kind[piece]].name
+                return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
+                    f"{self.zone_name(self.where[piece], viewer)}"
+        if self.pending[0] == "shuffle":
+            zone = self.pending[2][0]
+            if viewer != "all" and (self.sight(zone, viewer) != SEE_PIECES
+                                    or self.zone_of(zone)[0].visibility == "top only"):
+                return f"shuffle {self.zone_name(zone, viewer)}"
+            return f"shuffle {self.zone_name(zone, viewer)}: {self.describe_piece(action)} next"
+        if self.pending[0] == "draw":
+            source = self.where[action]
+            sight = self.sight(source, viewer)
+            if sight != SEE_PIECES:  # the card drawn from a deck the viewer does not see
+                kind = self.game.kinds[self.pieces.kind[action]].name if sight == SEE_COUNT else "piece"
+                return f"draw a hidden {kind} from {self.zone_name(source, viewer)}"
+            return f"draw {self.describe_piece(action)} from {self.zone_name(source, viewer)}"
+        if self.pending[0] == "roll":
+            return "roll " + " ".join(str(label) for label in self._outcome_labels(action))
+        value = self.pending[2][action]
+        if self.pending[0] == "choose":
+            spec = self.pending[1]
+            return f"{spec.prompt}: {spec.describe(self, value)}"
+        return value[0]
+
+    def action_to_json(self, action) -> Any:
+        """A JSON form of an action of the current node."""
+        if self.pending[0] == "draw":
+            return {"draw": self.piece_json(action)}
+        if self.pending[0] == "shuffle":
+            return {"shuffle": self.piece_json(action)}
+        if self.pending[0] == "roll":
+            return {"roll": self._outcome_labels(action)}
+        value = self.pending[2][action]
+        if self.pending[0] == "choose":
+            return {"index": action, "choice": self.pending[1].to_json(self, value)}
+        return {"index": action, "choice": value[0]}
+
+    def _outcome_labels(self, outcome) -> list:
+        labels = []
+        for (kind_index, _), faces in zip(self.pending[2], outcome, strict=True):
+            kind = self.game.kinds[kind_index]
+            labels.extend(kind.face_labels[f] for f in faces)
+        return labels
+
+    def outcome_from_labels(self, labels: list) -> tuple:
+        """The chance outcome that shows these face labels (for scripted dice)."""
+        self._need_roll()
+        remaining = list(labels)
+        outcome = []
+        for kind_index, dice in self.pending[2]:
+            kind = self.game.kinds[kind_index]
+            taken = remaining[: len(dice)]
+            remaining = remaining[len(dice):]
+            try:
+                outcome.append(tuple(sorted(kind.face_labels.index(label) for label in taken)))
+            except ValueError as error:
+                raise RuntimeFault(self._diagnostic("R506", f"no face {error} on {kind.name}")) from None
+            if len(taken) != len(dice):
+                raise RuntimeFault(self._diagnostic("R506", f"{len(labels)} faces given for a roll of "
+                                                    f"{sum(len(d) for _, d in self.pending[2])} dice"))
+        if remaining:
+            raise RuntimeFault(self._diagnostic("R506", f"{len(labels)} faces given for a roll of "
+                                                f"{sum(len(d) for _, d in self.pending[2])} dice"))
+        return tuple(outcome)
+
+    def describe_piece(self, p: int, where: bool = False, label: Any = ...) -> str:
+        text = self.pieces.names[p]
+        if label is ...:
+            label = self.dynamic[0][p]
+        if label is not None:
+            text += f" showing {label}"
+        if where:
+            text += f" from {self.zone_name(self.where[p])}"
+        return text
+
+    def describe_group(self, pieces: list[int], labels: tuple | None = None) -> str:
+        """Pieces as one text: `2 x d6 showing 5 + d6 showing 1`; `nothing` for none."""
+        if not pieces:
+            return "nothing"
+        counts: dict[str, int] = {}
+        for i, p in enumerate(pieces):
+            name = self.describe_piece(p, label=labels[i] if labels is not None else ...)
+            counts[name] = counts.get(name, 0) + 1
+        return " + ".join(name if c == 1 else f"{c} x {name}" for name, c in counts.items())
+
+    def piece_json(self, p: int) -> dict:
+        data = {"id": p, "kind": self.game.kinds[self.pieces.kind[p]].name}
+        if self.dynamic[2][p] is not None:
+            data["number"] = self.dynamic[2][p]
+        if self.dynamic[0][p] is not None:
+            data["face"] = self.dynamic[0][p]
+        return data
+
+    def counter_name(self, index: int) -> str:
+        """`score of player 2`, `pot`: a counter slot by name."""
+        shared = [c for c in self.game.counters if not c.per_player]
+        if index < self.counter_base:
+            return shared[index].name
+        ordinal, owner = divmod(index - self.counter_base, self.n)
+        per_player = [c for c in self.game.counters if c.per_player]
+        return f"{per_player[ordinal].name} of player {owner + 1}"
+
+    def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None) -> str:
+        """`hand of player 2`, `deck`, `tag of gem 5`: a zone by name, as ``viewer`` may read
+        it. A zone a piece carries names its carrier only to a viewer who sees the carrier where
+        it lies (now, or where ``places`` says it lay when an event happened; not there: not
+        seen): `tag of a hidden gem` to the others."""
+        if index >= self.piece_zone_base:
+            zone_index, piece = self.carried[index - self.piece_zone_base]
+            zone = self.game.zones[zone_index]
+            if viewer != "all":
+                place = self.where[piece] if places is None else places.get(index)
+                if place is None or self.sight(place, viewer) != SEE_PIECES:
+                    carriers = {self.game.kinds[k].name for k in zone.carried_by}
+                    return f"{zone.name} of a hidden {carriers.pop() if len(carriers) == 1 else 'piece'}"
+            return f"{zone.name} of {self.pieces.names[piece]}"
+        zone, owner = self.zone_of(index)
+        return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
+
+    def sight(self, zone_index: int, viewer: int | None | str) -> int:
+        """What ``viewer`` sees of a zone: SEE_PIECES (the pieces, and what dice show; also
+        `top only` zones, whose pieces everyone saw arrive), SEE_COUNT (how many of each kind)
+        or SEE_NOTHING (another player's `secret` zone, or a shared or carried one)."""
+        if viewer == "all":
+            return SEE_PIECES
+        zone, owner = self.zone_of(zone_index)
+        visibility = zone.visibility
+        if visibility == "public" or visibility == "top only":
+            return SEE_PIECES
+        if visibility == "hidden":
+            return SEE_COUNT
+        if owner is not None and owner == viewer:
+            return SEE_PIECES
+        return SEE_COUNT if visibility == "owner only" else SEE_NOTHING
+
+    def _sees(self, zone_index: int, viewer) -> bool:
+        return self.sight(zone_index, viewer) == SEE_PIECES
+
+    def sees_counter(self, index: int, viewer: int | None | str) -> bool:
+        """Whether ``viewer`` sees a counter's value: `public` ones, its own `owner only` ones."""
+        if viewer == "all":
+            return True
+        counter, owner = self.counter_of(index)
+        return counter.visibility == "public" or (
+            counter.visibility == "owner only" and owner is not None and owner == viewer)
+
+    def observation(self, player: int | None | str) -> dict:
+        """What a seat may see now (None: a spectator, "all": the referee): every zone it sees
+        (pieces, or ``{"count", "kinds"}``, or ``{"count", "top"}``; another's `secret` zone
+        is left out) and every counter whose value it sees."""
+        self.check_viewer(player)
+        zones: dict[str, Any] = {}
+        unnamed: dict[str, list[int]] = {}  # carried zones whose carriers the seat does not see
+        for index, pieces in enumerate(self.zones):
+            sight = self.sight(index, player)
+            if sight == SEE_NOTHING:
+                continue
+            zone = self.zone_of(index)[0]
+            name = self.zone_name(index, player)
+            if index >= self.piece_zone_base and player != "all" and " of a hidden " in name:
+                if pieces:  # all such zones of a kind as one: which holds what would tell them apart
+                    unnamed.setdefault(name, []).extend(pieces)
+                continue
+            if zone.visibility == "top only" and player != "all":
+                zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone, player) if pieces else None}
+            elif sight == SEE_PIECES:
+                zones[name] = [self._shown(p, zone, player) for p in pieces]
+            else:
+                zones[name] = {"count": len(pieces), "kinds": self._kind_counts(pieces)}
+        for name in sorted(unnamed):
+            pieces = unnamed[name]
+            zone = self.zone_of(self.where[pieces[0]])[0]
+            if self.sight(self.where[pieces[0]], player) == SEE_PIECES:
+                zones[name] = sorted(self._shown(p, zone, player) for p in pieces)
+            else:
+                zones[name] = {"count": len(pieces), "kinds": self._kind_counts(sorted(pieces))}
+        counters = {}
+        for index in range(len(self.counters)):
+            if self.sees_counter(index, player):
+                counters[self.counter_name(index)] = self.counters[index]
+        return {
+            "current_player": self.current_player(),
+            "round": self.round_number,
+            "turn": self.turn_number,
+            "zones": zones,
+            "counters": counters,
+            "out": sorted(self.out),
+        }
+
+    def sees_score(self, criterion: int, viewer: int | None | str, row: int | None = None) -> bool:
+        """Whether ``viewer`` may see a winner criterion's value in player ``row``'s row now (of
+        every row when ``row`` is None): always at the end; before it, unless the criterion reads
+        something not every seat sees, and then in its own row if it reads only its own secrets."""
+        seen_by = self.game.criteria[criterion].seen_by
+        return viewer == "all" or self.finished or seen_by == "all" or (
+            seen_by == "owner" and row is not None and viewer == row)
+
+    def observation_string(self, seat: int | None | str) -> str:
+        """``observation(seat)`` as canonical text: equal for two states that look the same
+        to the seat now; no piece ids, nothing it cannot see."""
+        seen = self.observation(seat)
+        mover = seen["current_player"]
+        who = "game over" if mover == TERMINAL else "chance" if mover == CHANCE else f"player {mover + 1}"
+        lines = [f"round {seen['round']}, turn {seen['turn']}, to move: {who}"]
+        for name, zone in seen["zones"].items():
+            if isinstance(zone, list):
+                lines.append(f"{name}: " + (", ".join(zone) or "empty"))
+            elif "top" in zone:
+                lines.append(f"{name}: {zone['count']}, top {zone['top'] or 'none'}")
+            else:
+                kinds = ", ".join(f"{count} {kind}" for kind, count in zone["kinds"].items())
+                lines.append(f"{name}: {zone['count']} hidden" + (f" ({kinds})" if kinds else ""))
+        lines.extend(f"{name} = {_value_text(value)}" for name, value in seen["counters"].items())
+        if seen["out"]:
+            lines.append("out: " + ", ".join(f"player {p + 1}" for p in seen["out"]))
+        return "\n".join(lines)
+
+    def information_state_string(self, seat: int | None | str) -> str:
+        """Everything a seat has seen so far, as canonical text: its view of the trace from the
+        start, then its observation now. Two states with the same string are the same to the
+        seat. Needs the trace (a ``clone(tracing=False)`` has none)."""
+        self.check_viewer(seat)
+        label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
+        done, lines = self.seen_lines.get(seat, (0, ()))
+        if done != len(self.events):
+            lines += tuple(self.format_event(e, seat) for e in self.events[done:])
+            self.seen_lines = {**self.seen_lines, seat: (len(self.events), lines)}
+        return "\n".join([f"view of {label}", *lines, "--", self.observation_string(seat)])
+
+    def _kind_counts(self, pieces: list[int]) -> dict[str, int]:
+        """How many pieces of each kind, in the order kinds are declared."""
+        kind_of = self.pieces.kind
+        counts = [0] * len(self.game.kinds)
+        for p in pieces:
+            counts[kind_of[p]] += 1
+        return {k.name: c for k, c in zip(self.game.kinds, counts, strict=True) if c}
+
+    def _counted(self, pieces: list[int]) -> str:
+        """Pieces a viewer only counts, as `create` lines count them: ``2 ox``, ``1 d6 + 3 chip``."""
+        return " + ".join(f"{count} {kind}" for kind, count in self._kind_counts(pieces).items())
+
+    def _shown(self, piece: int, zone: m.ZoneDef, viewer: int | None | str = None) -> str:
+        """A piece as a board shows it: its name, and the attribute its zone is `showing`."""
+        text = self.describe_piece(piece)
+        if zone.shows is not None:
+            column = self.game.attributes.index(zone.shows)
+            text += f" ({zone.shows} {self.pieces.columns[column][piece]})"
+        for table in self.piece_zone:
+            carried = table[piece] if piece < len(table) else None
+            if carried is not None and self.zones[carried]:
+                carried_zone = self.zone_of(carried)[0]
+                sight = self.sight(carried, viewer)
+                if sight == SEE_NOTHING:
+                    continue
+                if carried_zone.visibility == "public" or viewer == "all":
+                    what = self.describe_group(self.zones[carried])
+                else:
+                    what = f"{len(self.zones[carried])} hidden"
+                text += f" [{carried_zone.name}: {what}]"
+        return text
+
+    def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:
+        """The trace from event ``start`` on, one line per event, each with the rule (file:line)
+        that caused it, as ``viewer`` may see it (a seat; None: a spectator; "all": the referee,
+        who sees everything): what it cannot see is counted, or left out (see ``format_event``).
+        Control characters from the rules file are shown escaped."""
+        self.check_viewer(viewer)
+        return [printable(self.format_event(e, viewer)) for e in self.events[start:]]
+
+    def check_viewer(self, viewer: Any) -> None:
+        """A viewer is a seat of this game, None (a spectator) or "all" (the referee); anything
+        else is a ValueError, never silently a spectator."""
+        if viewer is not None and viewer != "all" and (viewer.__class__ is not int or not 0 <= viewer < self.n):
+            raise ValueError(f"a viewer is a seat 0..{self.n - 1}, None (a spectator) or \"all\", not {viewer!r}")
+
+    def _moved_text(self, pieces, origins, to: int, labels, viewer) -> str:
+        """Moving pieces as a viewer sees them: named where it sees them at either end, counted
+        by kind where it sees only how many, `pieces` (no count) where it sees neither end."""
+        if viewer == "all":
+            return self.describe_group(list(pieces), labels)
+        sight_to = self.sight(to, viewer)
+        named, counted, unseen = [], [], False
+        for i, (p, origin) in enumerate(zip(pieces, origins, strict=True)):
+            sight = sight_to if sight_to == SEE_PIECES else max(sight_to, self.sight(origin, viewer))
+            if sight == SEE_PIECES:
+                named.append(i)
+            elif sight == SEE_COUNT:
+                counted.append(p)
+            else:
+                unseen = True
+        parts = []
+        if named:
+            parts.append(self.describe_group([pieces[i] for i in named], [labels[i] for i in named]))
+        if counted:
+            parts.append(self._counted(counted))
+        if unseen or not parts:
+            parts.append("pieces")
+        return " + ".join(parts)
+
+    def _roll_text(self, payload: list, viewer) -> str:
+        """A roll: the faces of the dice the viewer sees; of the others, how many dice rolled in
+        each zone it only counts, and only the zone for another's `secret` zone."""
+        seen: list[tuple[int, Any]] = []
+        unseen: dict[int, list[int]] = {}
+        for p, label, zone in payload:
+            if self._sees(zone, viewer):
+                seen.append((p, label))
+            else:
+                unseen.setdefault(zone, []).append(p)
+        parts = []
+        if seen or not unseen:
+            by_kind: dict[str, list[str]] = {}
+            for p, label in seen:
+                by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
+            if len(by_kind) == 1:
+                parts.append(" ".join(next(iter(by_kind.values()))))
+            else:
+                parts.append(", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items()))
+        for zone, dice in unseen.items():
+            counted = self._counted(dice) if self.sight(zone, viewer) == SEE_COUNT else "dice"
+            parts.append(f"{counted} in {self.zone_name(zone, viewer, {})}")
+        return "roll " + "; ".join(parts)
+
+    def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
+        """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""
+        rule, kind, payload = event
+        if kind == "move":
+            pieces, origins, to, labels = payload[:4]
+            places = payload[4] or {} if len(payload) > 4 else {}
+            sources = sorted({self.zone_name(o, viewer, places) for o in origins})
+            what = self._moved_text(pieces, origins, to, labels, viewer)
+            text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
+        elif kind == "trigger":
+            moved, source, to, instead, labels = payload[:5]
+            places = payload[5] or {} if len(payload) > 5 else {}
+            what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
+            route = f"from {self.zone_name(source, viewer, places)} to {self.zone_name(to, viewer, places)}"
+            text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
+        elif kind == "roll":
+            text = self._roll_text(payload, viewer)
+        elif kind == "choose":
+            player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
+            # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
+            # chooser); a value computed from hidden things (-1) to its chooser only
+            if seen_in is not None and viewer != "all" and (
+                    viewer != player if seen_in < 0 else not self._sees(seen_in, viewer)):
+                choice = "(hidden)"
+            text = f"player {player + 1} chooses {choice}" if prompt is None else \
+                f"player {player + 1} chooses {prompt}: {choice}"
+        elif kind == "create":
+            pieces, into = payload[:2]
+            into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
+            kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
+            if self.sight(into, viewer) == SEE_NOTHING:
+                text = f"create {kinds} in {into_name}"  # how many is secret
+            else:
+                text = f"create {len(pieces)} {kinds} in {into_name}"
+        elif kind == "turn":
+            text = f"turn of player {payload + 1}"
+        elif kind == "end turn":
+            text = f"player {payload + 1}'s turn ends"
+        elif kind == "round":
+            text = f"round {payload}"
+        elif kind == "out":
+            text = f"player {payload + 1} is out"
+        elif kind == "everyone out":
+            text = "every player is out"
+        elif kind == "game over":
+            names = ", ".join(f"player {p + 1}" for p in payload)
+            text = f"game over; winner(s): {names}" if payload else "game over; no winner"
+        elif kind == "set" and not self.sees_counter(payload[0], viewer):
+            text = f"{self.counter_name(payload[0])} changes"
+        elif kind == "set":
+            index, value, is_seat = payload
+            shown = "none" if value is None else f"player {value + 1}" if is_seat else \
+                str(value).lower() if isinstance(value, bool) else value
+            text = f"{self.counter_name(index)} = {shown}"
+        elif kind == "otherwise":
+            text = f"no option for `{payload}`: otherwise"
+        elif kind == "shuffle":
+            text = f"shuffle {self.zone_name(payload, viewer)}"
+        else:
+            text = f"{kind} {payload}"
+        if rule >= 0:
+            r = self.game.rules[rule]
+            return f"{text}  [{r.name}, {r.where()}]"
+        return text
