@@ -352,7 +352,7 @@ class Compiler(ExpressionCompiler):
         result = []
         for decl in self.options.values():
             value = self.option_values.get(decl.name, decl.default)
-            result.append(m.OptionDef(decl.name, decl.default, value, " ".join(decl.doc)))
+            result.append(m.OptionDef(decl.name, decl.default, value, " ".join(decl.doc), decl.bounds))
         return tuple(result)
 
     def _pieces_within_limit(self) -> bool:

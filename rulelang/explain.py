@@ -245,7 +245,7 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             return "\n".join(parts)
     for option in game.options:
         if option.name == topic:
-            text = f"option `{option.name}` = {value_text(option.default)}"
+            text = f"option `{option.name}` = {value_text(option.default)}{_range_text(option)}"
             return f"{text}\n\n{option.doc}" if option.doc else text
     for zone in game.zones:
         if zone.name == topic:
@@ -298,7 +298,7 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
         lines.append(_wrap(game.doc))
     lines.append("\noptions:")
     for o in game.options:
-        lines.append(f"  {o.name} = {value_text(o.default)}")
+        lines.append(f"  {o.name} = {value_text(o.default)}{_range_text(o)}")
         lines.extend(textwrap.wrap(o.doc, 96, initial_indent=" " * 6, subsequent_indent=" " * 6))
     if not game.options:
         lines.append("  none")
@@ -321,3 +321,8 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
         if event:  # a triggered rule: its event below it, as an option's description
             lines.append(f"      {event}")
     return "\n".join(lines)
+
+
+def _range_text(option) -> str:
+    """` in LOW to HIGH` for an option with a range, as the rules file writes it."""
+    return f" in {option.bounds[0]} to {option.bounds[1]}" if option.bounds else ""

@@ -57,6 +57,7 @@ class OptionDef:
     default: Any
     value: Any
     doc: str = ""
+    bounds: tuple[int, int] | None = None  # `in LOW to HIGH`: the values it takes
 
 
 @attrs.frozen

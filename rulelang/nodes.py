@@ -417,11 +417,13 @@ class GameDecl(Node):
 
 @attrs.frozen
 class OptionDecl(Node):
-    """``option name = default`` with a description: a setting the command line can change."""
+    """``option name = default [in LOW to HIGH]`` with a description: a setting the command
+    line can change, a number option within its range when it has one."""
 
     name: str
     default: Any
     doc: tuple[str, ...] = ()
+    bounds: tuple[int, int] | None = None
 
 
 @attrs.frozen

@@ -601,10 +601,13 @@ class AstBuilder(Transformer):
         return ("doc", _unquote(children[0]))
 
     def option_decl(self, meta, children):
-        name, default, *doc = children
+        name, default, bounds, *doc = children
         if isinstance(default, n.Literal):
             default = default.value
-        return n.OptionDecl(str(name), default, tuple(doc), span=self._span(meta))
+        return n.OptionDecl(str(name), default, tuple(doc), bounds=bounds, span=self._span(meta))
+
+    def option_range(self, meta, children):
+        return (children[0], children[1])
 
     def option_value(self, meta, children):
         value = children[0]

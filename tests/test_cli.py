@@ -381,6 +381,17 @@ def test_simulated_game_is_the_run_game(tmp_path, capsys):
     assert [s["wins"] for s in report["seats"]] == end["returns"]
 
 
+def test_an_option_outside_its_range_is_refused(capsys):
+    """`option row_length = 5 in 1 to 10`: --option row_length=0 is E109, naming the range."""
+    six_nimmt = str(ROOT / "games" / "six-nimmt.rules")
+    assert cli.main(["simulate", six_nimmt, "--games", "1", "--option", "row_length=0"]) == 1
+    error = capsys.readouterr().err
+    assert "error[E109]: option `row_length` takes values from 1 to 10, not 0" in error
+    assert "help: give `row_length` a value from 1 to 10" in error
+    assert cli.main(["explain", "row_length", "--file", six_nimmt]) == 0
+    assert "option `row_length` = 5 in 1 to 10" in capsys.readouterr().out
+
+
 def test_bots_take_options(tmp_path, capsys):
     """`NAME:OPTION=VALUE` gives a bot its options; a wrong one is a usage error naming them."""
     assert cli.main(["simulate", PICKOMINO, "--games", "2", "--seed", "3", "--bots", "mc:rollouts=2,random"]) == 0
