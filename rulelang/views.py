@@ -423,7 +423,7 @@ class Views:
                 str(value).lower() if isinstance(value, bool) else value
             text = f"{self.counter_name(index)} = {shown}"
         elif kind == "otherwise":
-            text = f"no option for `{payload}`: otherwise"
+            text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":
             text = f"shuffle {self.zone_name(payload, viewer)}"
         else:
