@@ -33,6 +33,8 @@ CODES: dict[str, Code] = {}
 
 def register(code: str, name: str, explanation: str) -> Code:
     """Register a code; the band letter sets the severity (W is a warning, anything else an error)."""
+    if code in CODES and CODES[code].name != name:  # two meanings for one code: a mistake here
+        raise ValueError(f"{code} is `{CODES[code].name}` already, not `{name}`")
     severity = Severity.WARNING if code.startswith("W") else Severity.ERROR
     entry = Code(code, name, severity, explanation.strip())
     CODES[code] = entry

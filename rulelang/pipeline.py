@@ -27,7 +27,7 @@ An option given on the command line or to `rulelang.load` that the game does not
 or a value of the wrong type for it (options take the type of their default).
 """)
 
-register("E109", "option-out-of-range", """
+register("E110", "option-out-of-range", """
 An option declared with a range, `option threshold = 66 in 1 to 500`, was given a value
 outside it (on the command line, to `rulelang.load`, or as its own default), or the range
 itself cannot be: a range is for a number option, and its first bound is not above its second.
@@ -103,26 +103,26 @@ def coerce_options(tree: n.RulesFile, given: dict[str, Any],
             continue
         bounds = declared[name].bounds
         if bounds is not None and type(values[name]) is int and not bounds[0] <= values[name] <= bounds[1]:
-            problems.append(Diagnostic("E109", f"option `{name}` takes values from {bounds[0]} to {bounds[1]}, "
+            problems.append(Diagnostic("E110", f"option `{name}` takes values from {bounds[0]} to {bounds[1]}, "
                                        f"not {values.pop(name)}", declared[name].span,
                                        help=f"give `{name}` a value from {bounds[0]} to {bounds[1]}"))
     return values, problems
 
 
 def _range_problems(decl: n.OptionDecl) -> list[Diagnostic]:
-    """E109 for a range that cannot be: on an option that is no number, empty, or without the
+    """E110 for a range that cannot be: on an option that is no number, empty, or without the
     option's own default in it."""
     if decl.bounds is None:
         return []
     low, high = decl.bounds
     if type(decl.default) is not int:
-        return [Diagnostic("E109", f"option `{decl.name}` has a range, but its default is not a number",
+        return [Diagnostic("E110", f"option `{decl.name}` has a range, but its default is not a number",
                            decl.span, help="a range (`in 1 to 500`) is for a number option")]
     if low > high:
-        return [Diagnostic("E109", f"the range of option `{decl.name}` is empty: {low} is above {high}",
+        return [Diagnostic("E110", f"the range of option `{decl.name}` is empty: {low} is above {high}",
                            decl.span, help=f"write the lower bound first: `in {high} to {low}`")]
     if not low <= decl.default <= high:
-        return [Diagnostic("E109", f"the default of option `{decl.name}`, {decl.default}, is not in its range "
+        return [Diagnostic("E110", f"the default of option `{decl.name}`, {decl.default}, is not in its range "
                            f"{low} to {high}", decl.span, help="change the default or the range")]
     return []
 

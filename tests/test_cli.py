@@ -382,11 +382,11 @@ def test_simulated_game_is_the_run_game(tmp_path, capsys):
 
 
 def test_an_option_outside_its_range_is_refused(capsys):
-    """`option row_length = 5 in 1 to 10`: --option row_length=0 is E109, naming the range."""
+    """`option row_length = 5 in 1 to 10`: --option row_length=0 is E110, naming the range."""
     six_nimmt = str(ROOT / "games" / "six-nimmt.rules")
     assert cli.main(["simulate", six_nimmt, "--games", "1", "--option", "row_length=0"]) == 1
     error = capsys.readouterr().err
-    assert "error[E109]: option `row_length` takes values from 1 to 10, not 0" in error
+    assert "error[E110]: option `row_length` takes values from 1 to 10, not 0" in error
     assert "help: give `row_length` a value from 1 to 10" in error
     assert cli.main(["explain", "row_length", "--file", six_nimmt]) == 0
     assert "option `row_length` = 5 in 1 to 10" in capsys.readouterr().out
