@@ -26,7 +26,7 @@ from .diagnostics import (
     render_full,
     to_json_object,
 )
-from .files import FileRefused, confine
+from .files import FileRefused, bundled_games, confine, find_rules
 from .limits import DEFAULT, LIMIT_NAMES, Limits, parse_limit
 from .model import GameDef
 from .pipeline import analyse
@@ -152,6 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--rules is for --resume; to play a game, give its rules FILE")
     if not args.file:
         raise UsageError("run needs a rules FILE (or --resume LOG)")
+    args.file = find_rules(args.file)
     game, code = load_game(args.file, parse_options(args.option), limits)
     if game is None:
         return code
@@ -351,7 +352,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     """Analyse rules files and print every diagnostic."""
     everything: list[tuple[str, Diagnostic]] = []
     limits = Limits().replace(**dict(args.limit))
-    for path in args.files:
+    for path in map(find_rules, args.files):
         _, diagnostics = analyse(path, warnings=not args.no_warnings, limits=limits)
         everything.extend((path, d) for d in diagnostics if d.is_error or not args.no_warnings)
     if args.format == "json":
@@ -431,6 +432,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not args.file:
             print(explain.list_codes())
             return EXIT_OK
+        args.file = find_rules(args.file)
         game, code = load_game(args.file, {})
         if game is None:
             return code
@@ -451,6 +453,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.max_faults < 1:
         raise UsageError("--max-faults must be at least 1")
     options = parse_options(args.option)
+    args.file = find_rules(args.file)
     game, code = load_game(args.file, options, parse_limits(args.limit))
     if game is None:
         return code
@@ -586,7 +589,28 @@ def build_parser() -> argparse.ArgumentParser:
     diff_.add_argument("variant", metavar="VARIANT")
     diff_.add_argument("--format", choices=("text", "json"), default="text")
     diff_.set_defaults(handler=cmd_diff)
+
+    games_ = sub.add_parser("games", help="list the games that ship with rulelang",
+                            description="The games installed with rulelang: `rulelang run NAME.rules` "
+                            "plays one from any folder (a local file of that name wins).")
+    games_.set_defaults(handler=cmd_games)
     return parser
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the bundled games: file name, title and player counts."""
+    rows = []
+    for path in bundled_games():
+        game, _ = analyse(str(path), warnings=False)
+        if game is not None:
+            rows.append((path.name, game.name, f"{game.min_players}-{game.max_players} players"))
+    width = max((len(r[0]) for r in rows), default=0)
+    title = max((len(r[1]) for r in rows), default=0)
+    for name, game_name, players in rows:
+        print(printable(f"{name:<{width}}  {game_name:<{title}}  {players}"))
+    if rows:
+        print(f"\nplay one with `rulelang run {rows[0][0]}`, from any folder")
+    return EXIT_OK
 
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:

@@ -120,3 +120,39 @@ def confine(named: str, folder: str | Path, root: str | Path) -> Path:
 def _reason(error: Exception) -> str:
     reason = getattr(error, "strerror", None) or str(error)
     return reason.lower()
+
+
+def bundled_games() -> list[Path]:
+    """The games shipped with the package (``rulelang.games``; in a checkout, ``games/``)."""
+    from importlib import resources
+
+    try:
+        folder = Path(str(resources.files("rulelang.games")))
+    except (ModuleNotFoundError, TypeError):
+        folder = Path(__file__).resolve().parent.parent / "games"
+    if not folder.is_dir():
+        folder = Path(__file__).resolve().parent.parent / "games"
+    return sorted(folder.glob("*.rules"))
+
+
+def find_rules(path: str) -> str:
+    """The rules file a command names: the file itself when it exists (a local file wins), else
+    the bundled game of that file name (`chipo-chipa.rules`, `chipo-chipa` or
+    `games/chipo-chipa.rules` from any folder), else the path as given, for its error."""
+    if Path(path).exists():
+        return path
+    name = Path(path).name
+    name = name if name.endswith(".rules") else name + ".rules"
+    for game in bundled_games():
+        if game.name == name:
+            return str(game)
+    return path
+
+
+def is_bundled(path: str | Path) -> bool:
+    """Whether ``path`` is one of the games shipped with the package."""
+    try:
+        resolved = Path(path).resolve()
+    except OSError:
+        return False
+    return any(resolved == game.resolve() for game in bundled_games())

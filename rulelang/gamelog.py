@@ -37,7 +37,7 @@ import attrs
 
 from .agents import make_agent, seat_view
 from .diagnostics import RuntimeFault, register
-from .files import FileRefused, confine, inside, read_bytes
+from .files import FileRefused, confine, find_rules, inside, is_bundled, read_bytes
 from .limits import DEFAULT, Limits
 from .runtime import CHANCE, State
 
@@ -208,8 +208,21 @@ def confine_log_rules(named: str, folder: Path) -> Path:
     if not named.endswith(".rules"):
         raise FileRefused("E109", f"`{named}` is not a `.rules` file", help="give the rules with `--rules FILE`")
     if not os.path.isabs(named) and "\0" not in named and inside(folder / named, Path.cwd()):
-        return folder / named
-    return confine(named, folder, folder)
+        found = folder / named
+    else:
+        try:
+            found = confine(named, folder, folder)
+        except FileRefused:
+            found = None
+    if found is None or not found.exists():
+        # A game shipped with rulelang, named by its file name: a log can only pick one of
+        # those, never read another file.
+        bundled = find_rules(Path(named).name)
+        if bundled != Path(named).name and is_bundled(bundled):
+            return Path(bundled)
+        if found is None:
+            return confine(named, folder, folder)  # raises FileRefused, as before
+    return found
 
 
 def _write(out: IO[str], record: dict) -> None:
@@ -222,8 +235,13 @@ def write_header(out: IO[str], rules: str, players: int, seats: list[str], optio
     """Write the first line of a log, and return it. With ``log_path``, the rules path is
     written relative to the log's folder (where replays look for it). The log is the
     referee's record: it holds every seat's decisions and every roll and draw."""
+    # A game shipped with rulelang and played from outside the folder it is in: its file name,
+    # which a replay finds from anywhere (`confine_log_rules`).
+    shipped = is_bundled(rules) and not inside(Path(rules), Path.cwd())
+    named = Path(rules).name if shipped else \
+        rules_for_log(rules, log_path) if log_path is not None else str(rules)
     header = {"rulelang_log": LOG_VERSION, "record": "referee",
-              "rules": rules_for_log(rules, log_path) if log_path is not None else str(rules),
+              "rules": named,  # a game shipped with rulelang: its file name, found from anywhere
               "game": game, "players": players,
               "seats": list(seats), "options": dict(options), "seed": seed,
               "rules_sha256": file_digest(rules)}

@@ -405,6 +405,32 @@ def test_bots_take_options(tmp_path, capsys):
     assert cli.main(["replay", str(log)]) == 0
 
 
+def test_bundled_games_play_from_an_empty_folder(tmp_path):
+    """The games ship with the package: `rulelang run chipo-chipa.rules` works from any folder,
+    its log names the game by file name, and the log replays from there."""
+    run = subprocess.run([sys.executable, "-m", "rulelang", "run", "chipo-chipa.rules", "--seats",
+                          "random,random", "--seed", "1", "--fast", "--log", "game.jsonl"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert json.loads((tmp_path / "game.jsonl").read_text().splitlines()[0])["rules"] == "chipo-chipa.rules"
+    replay = subprocess.run([sys.executable, "-m", "rulelang", "replay", "game.jsonl"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert "reproduces: yes" in replay.stdout, replay.stderr
+    listed = subprocess.run([sys.executable, "-m", "rulelang", "games"], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert "chipo-chipa.rules" in listed.stdout and "6 qui prend" in listed.stdout
+
+
+def test_a_local_file_wins_over_a_bundled_game(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pickomino.rules").write_text((ROOT / "tests" / "diagnostics" / "clean_game.rules").read_text())
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["explain", "--file", "pickomino.rules"]) == 0
+    assert capsys.readouterr().out.startswith("Mini")
+    assert cli.main(["explain", "--file", "six-nimmt"]) == 0  # no such local file: the bundled game
+    assert capsys.readouterr().out.startswith("6 qui prend")
+
+
 def test_python_dash_m(tmp_path):
     result = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(tmp_path / "none.rules")],
                             capture_output=True, text=True, cwd=ROOT)
