@@ -214,14 +214,15 @@ def confine_log_rules(named: str, folder: Path) -> Path:
             found = confine(named, folder, folder)
         except FileRefused:
             found = None
-    if found is None or not found.exists():
-        # A game shipped with rulelang, named by its file name: a log can only pick one of
-        # those, never read another file.
-        bundled = find_rules(Path(named).name)
-        if bundled != Path(named).name and is_bundled(bundled):
+    if (found is None or not found.exists()) and "/" not in named and "\\" not in named:
+        # A bare file name, as a log of a game shipped with rulelang records it, and no such
+        # file beside the log: the shipped game of that name (a log can pick one of those,
+        # never read another file).
+        bundled = find_rules(named)
+        if bundled != named and is_bundled(bundled):
             return Path(bundled)
-        if found is None:
-            return confine(named, folder, folder)  # raises FileRefused, as before
+    if found is None:
+        return confine(named, folder, folder)  # raises FileRefused, as before
     return found
 
 
