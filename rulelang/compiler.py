@@ -108,6 +108,7 @@ class Compiler(ExpressionCompiler):
         self.procedures: dict[str, n.ProcedureDecl] = {}
         self.sections: dict[str, n.Section] = {}
         self.invariants: list[n.InvariantDecl] = []
+        self.shows: list[n.ShowDecl] = []
         self.triggers: list[tuple[n.Rule, n.When]] = []  # rules at the top level: `when ...:`
         self.once_scopes: list[str] = []
         self.rules: list[m.RuleDef] = []
@@ -178,6 +179,11 @@ class Compiler(ExpressionCompiler):
                     self.sections[item.kind] = item
             elif isinstance(item, n.InvariantDecl):
                 self.invariants.append(item)
+            elif isinstance(item, n.ShowDecl):
+                if any(s.name == item.name for s in self.shows):
+                    self.error("E102", f"a second `show {item.name}`", item, help="give each shown value its own name")
+                else:
+                    self.shows.append(item)
             elif isinstance(item, n.Rule):
                 self._collect_trigger(item)
         for kind in self.kinds.values():
@@ -330,6 +336,7 @@ class Compiler(ExpressionCompiler):
         no_winner = tuple(c for c in criteria if c.kind == "nobody")
         criteria = tuple(c for c in criteria if c.kind != "nobody")
         invariants = tuple(self._compile_invariant(inv) for inv in self.invariants)
+        shown = tuple(s for s in map(self._compile_show, self.shows) if s is not None)
         for name, cells in self.cells.items():  # a column never called: its cells are checked still
             if not any(key[0] == name for key in self.cell_functions):
                 try:
@@ -343,7 +350,7 @@ class Compiler(ExpressionCompiler):
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
             kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
-            invariants=invariants, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
+            invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
@@ -548,6 +555,19 @@ class Compiler(ExpressionCompiler):
                            "for a value nobody sees")
             result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span))
         return tuple(result)
+
+    def _compile_show(self, show: n.ShowDecl) -> m.Shown | None:
+        slots = Slots()
+        try:
+            fn, kind = self.expr(show.value, Scope(), slots)
+        except CompileError:
+            return None
+        except (TooDeep, RecursionError):
+            self.error("E304", "an expression is nested too deeply to compile", show,
+                       help="split it with `define` or `let`")
+            return None
+        return m.Shown(show.name, fn, show.per_player, len(slots.names), kind, span=show.span,
+                       seen_by=self.hidden_values.criterion(show.value))
 
     def _compile_invariant(self, inv: n.InvariantDecl) -> m.Check:
         rule = self._new_rule(inv.name, inv)

@@ -12,10 +12,10 @@ from .pipeline import analyse, parse_file
 from .variants import resolve
 
 # The kinds of named things compared, in the order they are reported.
-KINDS = ("option", "component", "zone", "counter", "define", "procedure", "rule", "invariant")
+KINDS = ("option", "component", "zone", "counter", "define", "procedure", "rule", "invariant", "show")
 _DECLS = {n.OptionDecl: "option", n.DieDecl: "component", n.PieceDecl: "component",
           n.ZoneDecl: "zone", n.CounterDecl: "counter", n.DefineDecl: "define",
-          n.ProcedureDecl: "procedure", n.InvariantDecl: "invariant"}
+          n.ProcedureDecl: "procedure", n.InvariantDecl: "invariant", n.ShowDecl: "show"}
 
 
 @attrs.frozen

@@ -194,6 +194,21 @@ class Procedure:
 
 
 @attrs.frozen
+class Shown:
+    """A `show` declaration: a value for the board, of the game (``per_player`` False: worked
+    out for the player whose turn it is) or of each player's row; ``seen_by`` as a winner
+    criterion's (who may see it before the end)."""
+
+    name: str
+    test: Evaluator
+    per_player: bool
+    slot_count: int
+    kind: str = "any"  # the value's type (a piece, pieces, a player... are shown by name)
+    span: Span | None = attrs.field(default=None, eq=False)
+    seen_by: str = "all"
+
+
+@attrs.frozen
 class Check:
     """A condition of a named rule: an end condition, a winner criterion or an invariant."""
 
@@ -228,6 +243,7 @@ class GameDef:
     criteria: tuple[Check, ...]
     invariants: tuple[Check, ...]
     doc: str = ""
+    shown: tuple[Shown, ...] = ()  # `show` declarations, in file order
     step_limit: int = 200_000
     move_triggers: tuple[TriggerDef, ...] = ()
     once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"

@@ -554,6 +554,16 @@ class InvariantDecl(Node):
 
 
 @attrs.frozen
+class ShowDecl(Node):
+    """``show name: value`` (or ``show name per player: value``): a value worked out for the
+    board, shown to whoever may see everything it reads."""
+
+    name: str
+    value: Node
+    per_player: bool = False
+
+
+@attrs.frozen
 class ReplaceRule(Node):
     """``replace rule name:`` (in a variant): a new body for a base rule."""
 

@@ -803,6 +803,13 @@ class AstBuilder(Transformer):
     def invariant_decl(self, meta, children):
         return n.InvariantDecl(str(children[0]), children[1], span=self._span(meta))
 
+    def show_decl(self, meta, children):
+        name, per_player, value = children
+        return n.ShowDecl(str(name), value, per_player is not None, span=self._span(meta))
+
+    def per_player_show(self, meta, children):
+        return True
+
     def replace_rule(self, meta, children):
         return n.ReplaceRule(str(children[0]), children[1], span=self._span(meta))
 

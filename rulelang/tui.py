@@ -151,17 +151,22 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
 
     shared = [z for z in game.zones if not z.per_player and not z.per_piece]  # carried zones show on their piece
     shared_counters = [c for c in game.counters if not c.per_player]
-    name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters] + [4])
+    shown_shared, shown_rows = state.shown_values(viewer)  # `show`: the same visibility as scores
+    name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters]
+                     + [len(name) for name in shown_shared] + [4])
     for zone in shared:
         text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
         lines.append(f"  {counter.name:<{name_width}}  {_value_text(counters_seen.get(counter.name, _UNSEEN))}")
+    for name, value in shown_shared.items():
+        lines.append(f"  {name:<{name_width}}  {_value_text(value)}")
 
     zones = [z for z in game.zones if z.per_player]
     counters = [c for c in game.counters if c.per_player]
     criteria = [game.rules[c.rule].name for c in game.criteria]
-    header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + criteria
+    per_player_shown = [s.name for s in game.shown if s.per_player]
+    header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + per_player_shown + criteria
     rows = []
     # A winner criterion that reads what not every seat sees shows `?` until the game ends.
     scores = state.scores()
@@ -170,6 +175,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
         row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]
+        row += [_value_text(shown_rows[p][name]) for name in per_player_shown]
         row += [_value_text(v) if state.sees_score(i, viewer, p) else "?" for i, v in enumerate(scores[p])]
         rows.append(row)
     marks = ["> " if p == mover or (mover < 0 and p == state.player and not state.is_terminal())

@@ -124,7 +124,7 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
     def named(item) -> str | None:
         return getattr(item, "name", None) if isinstance(item, (
             n.OptionDecl, n.DieDecl, n.PieceDecl, n.ZoneDecl, n.CounterDecl, n.DefineDecl,
-            n.ProcedureDecl, n.InvariantDecl)) else None
+            n.ProcedureDecl, n.InvariantDecl, n.ShowDecl)) else None
 
     for item in variant.items:
         if isinstance(item, n.Extends):

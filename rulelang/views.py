@@ -242,6 +242,43 @@ class Views:
         return viewer == "all" or self.finished or seen_by == "all" or (
             seen_by == "owner" and row is not None and viewer == row)
 
+    def shown_values(self, viewer: int | None | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The `show` values as ``viewer`` may see them: (the game's, each player's row's). One
+        that reads what the viewer may not see is `?` (as a winner criterion's is, until the
+        end), one that cannot be worked out now (the top of an empty zone) `—`."""
+        shared: dict[str, Any] = {}
+        rows: list[dict[str, Any]] = [{} for _ in range(self.n)]
+        saved, work = self.player, self.work
+        try:
+            for shown in self.game.shown:
+                for p in (range(self.n) if shown.per_player else (saved,)):
+                    row = p if shown.per_player else None
+                    seen = viewer == "all" or self.finished or shown.seen_by == "all" or (
+                        shown.seen_by == "owner" and viewer == (row if shown.per_player else saved))
+                    value = "?"
+                    if seen:
+                        self.player = p
+                        try:
+                            value = self._shown_text(shown.kind, shown.test(self, [None] * shown.slot_count))
+                        except Exception:  # a display never stops the game: the rules' faults show elsewhere
+                            value = "—"
+                    (rows[p] if shown.per_player else shared)[shown.name] = value
+        finally:
+            self.player, self.work = saved, work
+        return shared, rows
+
+    def _shown_text(self, kind: str, value: Any) -> Any:
+        """A shown value as the board writes it: pieces by name, a player by seat, true/false."""
+        if value is None:
+            return None
+        if kind == "piece":
+            return self.describe_piece(value)
+        if kind == "pieces":
+            return self.describe_group(list(value)) if value else "nothing"
+        if kind == "player":
+            return f"player {value + 1}"
+        return _value_text(value) if isinstance(value, bool) else value
+
     def observation_string(self, seat: int | None | str) -> str:
         """``observation(seat)`` as canonical text: equal for two states that look the same
         to the seat now; no piece ids, nothing it cannot see."""

@@ -140,3 +140,76 @@ def test_a_tie_break_key_counts_for_what_a_choice_reveals(tmp_path, key, private
                  f"turn:\n    rule pick:\n        choose p from [highest(players, 0, {key})] as \"pick\"\n"
                  "        points of p += 1\n        end game\n")
     assert _choice_private(game) is private
+
+
+SHOWING = '''
+game "Showing":
+    players 2 to 3
+    at most 4 turns
+    "Values on the board."
+
+tile chip:
+    one for each number in 1 to 6
+
+zone bag: shared pile, hidden
+zone hand: per player hand sorted by number, owner only
+zone table: shared row, public
+
+setup:
+    rule deal:
+        create chip in bag
+        for each p in players:
+            draw 2 from bag to hand of p
+        draw 1 from bag to table
+
+turn:
+    rule pass:
+        choose as "pass":
+            "pass": pass
+
+winner:
+    rule fewest: least count(hand of player)
+
+show on_table: sum(table, number)
+show first_on_table: first(table)
+show turn_player: player
+show held per player: count(hand of player)
+show hand_sum per player: sum(hand of player, number)
+show secret_sum: sum(bag, number)
+show empty_top: first(bag where number > 99).number + 1
+'''
+
+
+def test_show_puts_values_on_the_board_with_the_sight_of_a_score(tmp_path):
+    path = tmp_path / "showing.rules"
+    path.write_text(SHOWING)
+    state = rulelang.load(path).new_initial_state(2)
+    rng = random.Random(2)
+    while state.current_player() == rulelang.CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    table = state.zones[state.zone_index("table")]
+    number = state.pieces.columns[state.game.attributes.index("number")]
+    shared, rows = state.shown_values(0)
+    assert shared["on_table"] == number[table[0]]
+    assert shared["first_on_table"] == state.describe_piece(table[0])
+    assert shared["turn_player"] == "player 1"
+    assert shared["secret_sum"] == "?"           # reads the hidden bag
+    assert shared["empty_top"] in ("?", "—")     # hidden, or nothing to work out
+    assert [r["held"] for r in rows] == [2, 2]   # how many: everyone sees that
+    assert rows[0]["hand_sum"] != "?" and rows[1]["hand_sum"] == "?"   # only your own hand
+    referee, referee_rows = state.shown_values("all")
+    assert referee["secret_sum"] == sum(number[p] for p in state.zones[state.zone_index("bag")])
+    assert referee["empty_top"] == "—"
+    assert all(r["hand_sum"] != "?" for r in referee_rows)
+
+
+def test_the_pickomino_board_shows_the_running_total():
+    state = rulelang.load(Path(__file__).resolve().parent.parent / "games" / "pickomino.rules").new_initial_state(2)
+    rng = random.Random(4)
+    kept = state.zone_index("kept")
+    while not state.zones[kept] and not state.is_terminal():  # roll, then set aside what comes first
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE else state.legal_actions()[0])
+    board = render_board(state, ["you", "random"], 0, Style(False))
+    total = sum(state.dynamic[1][p] for p in state.zones[kept])
+    assert ["kept_total", str(total)] in [line.split() for line in board.splitlines()]
+    assert "tile_worms  21-24: 1 worm" in board
