@@ -140,13 +140,17 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     zones_seen, counters_seen = seen.get("zones", {}), seen.get("counters", {})
     kinds = [k.name for k in game.kinds]
     mover = state.current_player()
-    title = f"{printable(game.name)} · round {state.round_number} · turn {state.turn_number}"
+    title = f"{printable(game.name)} · round {state.round_number}"
+    if state.turn_number:  # a game played in rounds alone (`round:`) has no turns to count
+        title += f" · turn {state.turn_number}"
     if state.is_terminal():
         title += " · game over"
-    elif 0 <= state.player < state.n:
+    elif state.turn_number and 0 <= state.player < state.n:
         title += f" · {seat_label(state.player, seats)} to play"
         if 0 <= mover < state.n and mover != state.player:
             title += f" · {seat_label(mover, seats)} to choose"
+    elif 0 <= mover < state.n:  # no turns: whoever decides now (a secret pick, in seat order)
+        title += f" · {seat_label(mover, seats)} to choose"
     lines = [style.bold(title)]
 
     shared = [z for z in game.zones if not z.per_player and not z.per_piece]  # carried zones show on their piece
@@ -189,7 +193,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     else:  # too wide for a table: one block a player, `column value` pairs wrapped
         seat_width = max(len(row[0]) for row in rows)
         for mark, row in zip(marks, rows, strict=True):
-            pairs = [_atomic(f"{name} {value}") for name, value in zip(header[1:], row[1:], strict=True)]
+            pairs = [_pair(name, value) for name, value in zip(header[1:], row[1:], strict=True)]
             block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
             lines.extend(style.accent(line) if mark.strip() else line for line in block)
     return "\n".join(lines)
@@ -230,6 +234,15 @@ def _atomic(text: str) -> str:
     return text.replace(" ", _GLUE)
 
 
+def _pair(name: str, value: str) -> str:
+    """`column value` for a player's block: broken between pieces only, never between the
+    column and its first piece, nor inside or before a piece's `(bullheads 5)`."""
+    value = re.sub(r"\([^)]*\)", lambda m: _atomic(m.group()), value)
+    value = re.sub(r"(\S) (\()", lambda m: m.group(1) + _GLUE + m.group(2), value)
+    first, _, rest = value.partition(" ")
+    return f"{name}{_GLUE}{first}" + (f" {rest}" if rest else "")
+
+
 def _wrapped(prefix: str, text: str, width: int, kind_names: list[str] | tuple = ()) -> list[str]:
     """Text wrapped after a prefix, never inside ``[...]`` (what a piece carries, kept with
     the piece: ``25 [on: token star]``), nor between a kind's name and its first
@@ -265,8 +278,17 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
     turn = state.turn_number - sum(1 for e in events if e[1] == "turn")
     paths = {r.path: short_path(r.path) for r in state.game.rules}
     out = []
-    for event, line in zip(events, state.event_lines(start, viewer), strict=True):
+    lines = state.event_lines(start, viewer)
+    for i, (event, line) in enumerate(zip(events, lines, strict=True)):
         kind, line = event[1], printable(line)
+        if i + 1 < len(lines) and lines[i + 1] == lines[i] and kind not in ("turn", "round"):
+            continue  # the same line again and again (cards dealt face down): said once, counted
+        repeats = 1
+        while i - repeats >= 0 and lines[i - repeats] == lines[i]:
+            repeats += 1
+        if repeats > 1:
+            text, bracket, rule = line.rpartition("  [")
+            line = f"{text} (× {repeats})  [{rule}" if bracket else f"{line} (× {repeats})"
         if kind == "turn":
             turn += 1
             out.append(style.bold(f"── turn {turn} · {seat_label(event[2], seats)} ──"))
@@ -522,7 +544,8 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
             action = state.legal_actions()[0]  # a forced move: no need to ask
             terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
         else:
-            show_trace(shown, common)
+            if mover != CHANCE:  # rolls and draws in a row are shown together: a deal reads as one
+                show_trace(shown, common)
             if not humans and mover != CHANCE and board_turn != state.turn_number:
                 terminal.say()
                 show_board(common)

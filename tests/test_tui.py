@@ -196,3 +196,25 @@ def test_a_long_menu_of_one_prompt_is_laid_out_in_columns():
     assert lines[1].split()[:4] == ["1", "1", "6", "6"]
     assert tui.menu_lines(texts[:5], "commit", 100) == [f"  {n:>2}  commit: {n}" for n in range(1, 6)]
     assert len(tui.menu_lines(texts, "commit", 10)) == 48   # too narrow for columns
+
+
+def test_the_six_nimmt_screen_reads_well():
+    """A game played in rounds alone: no `turn 0`, the player who picks named; the face-down
+    deal said once and counted; a long hand wrapped between cards, at the width given."""
+    import random
+
+    from rulelang import CHANCE
+
+    state = load(ROOT / "games" / "six-nimmt.rules").new_initial_state(2)
+    rng = random.Random(2)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    trace = tui.render_events(state, 0, ["you", "random"], tui.Style(False), viewer=0)
+    assert sum("from deck to hand of player 2" in line for line in trace) == 1
+    assert any("(× 10)" in line for line in trace)
+    board = tui.render_board(state, ["you", "random"], 0, tui.Style(False), width=80)
+    title = board.splitlines()[0]
+    assert "turn" not in title and title.endswith("player 1 (you) to choose")
+    assert all(len(line) <= 80 for line in board.splitlines())
+    assert any("(bullheads" in line for line in board.splitlines()[1:])
+    assert not any(line.rstrip().endswith("(bullheads") for line in board.splitlines())
