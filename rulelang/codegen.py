@@ -66,6 +66,15 @@ class Scope:
             scope = scope.parent
         return None
 
+    def retype(self, name: str, kind: str) -> None:
+        """A variable's type from now on, in the scope that declares it."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                scope.names[name] = (scope.names[name][0], kind)
+                return
+            scope = scope.parent
+
     def all_names(self) -> list[str]:
         names, scope = [], self
         while scope is not None:

@@ -947,6 +947,10 @@ class _Code:
             where = local[0]
             if stmt.op == "=":
                 self._same_kind(target.name, local[1], value.kind, stmt.value)
+                if value.kind != local[1] and value.kind != "none":
+                    # `let c = none` then `c = first(hand)`: from here on c is a piece (and a
+                    # variable given two different types is read as any value)
+                    scope.retype(target.name, value.kind if local[1] == "none" else "any")
                 self.line(f"{where} = {value.code}")
             else:
                 self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")

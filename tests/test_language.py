@@ -213,3 +213,41 @@ def test_the_pickomino_board_shows_the_running_total():
     total = sum(state.dynamic[1][p] for p in state.zones[kept])
     assert ["kept_total", str(total)] in [line.split() for line in board.splitlines()]
     assert "tile_worms  21-24: 1 worm" in board
+
+
+def test_a_variable_that_starts_as_none_takes_the_type_it_is_given(tmp_path):
+    """`let c = none`, then `c = top(bag)`: `move c` below reads a piece (it was E201)."""
+    path = tmp_path / "let_types.rules"
+    path.write_text("""
+game "Let types":
+    players 2 to 2
+    at most 4 turns
+    "A variable that starts as none and is given a card."
+
+tile chip:
+    one for each number in 1 to 3
+
+zone bag: shared pile, public
+zone table: shared pile, public
+
+setup:
+    rule fill: create chip in bag
+
+turn:
+    rule pick:
+        let c = none
+        if bag is not empty:
+            c = top(bag)
+        if c != none:
+            move c to table
+
+end:
+    rule all_placed: game ends when bag is empty
+
+winner:
+    rule most: most count(table)
+""")
+    state = rulelang.load(path).new_initial_state(2)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    assert len(state.zones[state.zone_index("table")]) == 3
