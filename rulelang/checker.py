@@ -115,8 +115,64 @@ def _blocks(node) -> list[tuple]:
     return []
 
 
+# Built-in functions whose arguments after the first are worked out for each item of the first
+# (`count(tray, face == 4)`): there, `it` and bare attributes are that item.
+_PER_ITEM = {"sum", "max", "min", "count", "any", "all", "highest", "lowest", "sorted", "runs", "pairs"}
+
+
+@check("W408", "shadowed-it")
+def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """`it` inside a condition that is itself inside another: it is the item of the inner one
+    (`shown where count(tray, face == it) >= 4`: `it` is a die of `tray`, not the item of
+    `shown`), which is rarely what was meant. To compare with the outer item, pass it to a
+    define: `define how_many(dice, f) = count(dice, face == f)`, then
+    `shown where how_many(tray, it) >= 4`."""
+    defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
+    found: list[tuple[n.Node, str, str]] = []
+    for node in walk(tree.items):
+        if isinstance(node, (n.Filter, n.Call)):
+            continue
+        for field in attrs.fields(type(node)):
+            value = getattr(node, field.name)
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, (n.Filter, n.Call)):
+                    _its(child, [], defines, found)
+    seen: set[int] = set()
+    for name, inner, outer in found:
+        if id(name) in seen:
+            continue
+        seen.add(id(name))
+        yield Diagnostic("W408", f"`it` here is the item of the inner {inner}, not of the {outer} around it",
+                         name.span, help="to use the outer item, pass it to a define: "
+                         "`define how_many(dice, f) = count(dice, face == f)`, then `how_many(tray, it)`")
+
+
+def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
+    """Every `it` under ``node`` with two or more item scopes around it (``scopes``: their names)."""
+    if isinstance(node, n.Name):
+        if node.id == "it" and len(scopes) >= 2:
+            found.append((node, scopes[-1], scopes[-2]))
+        return
+    if isinstance(node, n.Filter):
+        _its(node.source, scopes, defines, found)
+        _its(node.cond, scopes + ["`where`"], defines, found)
+        return
+    if isinstance(node, n.Call) and node.func in _PER_ITEM and node.func not in defines and node.args:
+        _its(node.args[0], scopes, defines, found)
+        for arg in node.args[1:]:
+            _its(arg, scopes + [f"`{node.func}(...)`"], defines, found)
+        return
+    if isinstance(node, n.Node):
+        for field in attrs.fields(type(node)):
+            if field.name != "span":
+                _its(getattr(node, field.name), scopes, defines, found)
+    elif isinstance(node, tuple):
+        for item in node:
+            _its(item, scopes, defines, found)
+
+
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
-               unused_component, statement_after_end)
+               unused_component, statement_after_end, shadowed_it)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import inspect
 import json
 from collections.abc import Callable, Iterable
 
@@ -45,7 +46,7 @@ def check(code: str, name: str) -> Callable[[Callable], Callable]:
     """Decorator for a check function: its docstring is what ``rulelang explain CODE`` prints."""
 
     def decorate(function: Callable) -> Callable:
-        register(code, name, function.__doc__ or name)
+        register(code, name, inspect.cleandoc(function.__doc__ or name))
         function.code = code
         return function
 
