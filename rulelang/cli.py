@@ -590,11 +590,41 @@ def build_parser() -> argparse.ArgumentParser:
     diff_.add_argument("--format", choices=("text", "json"), default="text")
     diff_.set_defaults(handler=cmd_diff)
 
+    test_ = sub.add_parser("test", help="run scenario files: scripted dice and decks, expected outcomes",
+                           description="Play each scenario file (a folder: every *.scenario below it) and "
+                           "say ok or FAIL; a failure shows the step, the state and the last trace lines.")
+    test_.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
+    test_.set_defaults(handler=cmd_test)
+
     games_ = sub.add_parser("games", help="list the games that ship with rulelang",
                             description="The games installed with rulelang: `rulelang run NAME.rules` "
                             "plays one from any folder (a local file of that name wins).")
     games_.set_defaults(handler=cmd_games)
     return parser
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """Run scenario files; exit 1 when one fails."""
+    from . import scenario
+
+    paths: list[str] = []
+    for given in args.paths:
+        folder = Path(given)
+        if folder.is_dir():
+            paths += [str(p) for p in sorted(folder.rglob("*.scenario"))]
+        else:
+            paths.append(given)
+    if not paths:
+        raise UsageError("no scenario files found in " + ", ".join(args.paths))
+    failed = 0
+    for path in paths:
+        result = scenario.run_scenario(path)
+        print(printable(("ok    " if result.passed else "FAIL  ") + path))
+        if not result.passed:
+            failed += 1
+            print(printable(result.message), end="\n\n")
+    print(f"{len(paths) - failed} passed, {failed} failed")
+    return EXIT_ERRORS if failed else EXIT_OK
 
 
 def cmd_games(args: argparse.Namespace) -> int:

@@ -431,6 +431,18 @@ def test_a_local_file_wins_over_a_bundled_game(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.startswith("6 qui prend")
 
 
+def test_rulelang_test_runs_scenarios(tmp_path, capsys):
+    """`rulelang test PATH...`: ok or FAIL per scenario file (a folder: all below it), and a count."""
+    assert cli.main(["test", str(ROOT / "tests" / "scenarios" / "gang-of-dice")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("ok    ") >= 10 and out.rstrip().endswith("passed, 0 failed")
+    broken = tmp_path / "broken.scenario"
+    broken.write_text(f"game: {PICKOMINO}\nplayers: 2\nsteps:\n    check player == seat(1)\n")
+    assert cli.main(["test", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  " in out and "0 passed, 1 failed" in out
+
+
 def test_python_dash_m(tmp_path):
     result = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(tmp_path / "none.rules")],
                             capture_output=True, text=True, cwd=ROOT)
