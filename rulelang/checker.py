@@ -129,19 +129,8 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     `shown where how_many(tray, it) >= 4`."""
     defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
     found: list[tuple[n.Node, str, str]] = []
-    for node in walk(tree.items):
-        if isinstance(node, (n.Filter, n.Call)):
-            continue
-        for field in attrs.fields(type(node)):
-            value = getattr(node, field.name)
-            for child in value if isinstance(value, tuple) else (value,):
-                if isinstance(child, (n.Filter, n.Call)):
-                    _its(child, [], defines, found)
-    seen: set[int] = set()
+    _its(tree.items, [], defines, found)
     for name, inner, outer in found:
-        if id(name) in seen:
-            continue
-        seen.add(id(name))
         yield Diagnostic("W408", f"`it` here is the item of the inner {inner}, not of the {outer} around it",
                          name.span, help="to use the outer item, pass it to a define: "
                          "`define how_many(dice, f) = count(dice, face == f)`, then `how_many(tray, it)`")

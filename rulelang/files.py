@@ -137,8 +137,8 @@ def bundled_games() -> list[Path]:
 
 def find_rules(path: str) -> str:
     """The rules file a command names: the file itself when it exists (a local file wins), else
-    the bundled game of that file name (`chipo-chipa.rules`, `chipo-chipa` or
-    `games/chipo-chipa.rules` from any folder), else the path as given, for its error."""
+    the bundled game of that file name (`NAME.rules`, `NAME` or `games/NAME.rules` from any
+    folder), else the path as given, for its error."""
     if Path(path).exists():
         return path
     name = Path(path).name

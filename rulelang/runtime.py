@@ -19,21 +19,15 @@ from typing import TYPE_CHECKING, Any
 from . import knowledge
 from .board import Board
 from .diagnostics import Diagnostic, RuntimeFault, register
-from .engine_values import (  # noqa: F401 - the engine's shared names, imported from here by callers
+from .engine_values import (  # noqa: F401 - CHANCE, TERMINAL, SEE_PIECES: callers import them from here
     _CHANCE_KINDS,
     CHANCE,
-    SEE_COUNT,
-    SEE_NOTHING,
     SEE_PIECES,
     TERMINAL,
     PieceTable,
-    _face_numbers,
-    _hashable,
     _multiset_count,
     _multiset_outcomes,
     _number_bound,
-    _value_text,
-    describe_error,
 )
 from .machine import Machine
 from .views import Views

@@ -236,7 +236,7 @@ def _atomic(text: str) -> str:
 
 def _pair(name: str, value: str) -> str:
     """`column value` for a player's block: broken between pieces only, never between the
-    column and its first piece, nor inside or before a piece's `(bullheads 5)`."""
+    column and its first piece, nor inside or before what a piece shows, `(ATTRIBUTE VALUE)`."""
     value = re.sub(r"\([^)]*\)", lambda m: _atomic(m.group()), value)
     value = re.sub(r"(\S) (\()", lambda m: m.group(1) + _GLUE + m.group(2), value)
     first, _, rest = value.partition(" ")
