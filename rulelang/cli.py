@@ -225,11 +225,11 @@ def make_terminal(args: argparse.Namespace) -> tui.Terminal:
 
 def drive(state: State, seats: list[str], seed: int, terminal: tui.Terminal, log: IO[str],
           log_path: Path, check: bool, shown: int = 0, rules_hint: str = "",
-          watch: int | None | str = None) -> int:
+          watch: int | None | str = None, seeding: int = gamelog.SEEDING) -> int:
     """Play on to the end (or a quit), then show the result; faults and Ctrl-C stop cleanly."""
     resume_hint = f"resume with: rulelang run --resume {log_path}{rules_hint}"
     try:
-        finished = tui.play(state, seats, seed, terminal, log, check, shown, watch)
+        finished = tui.play(state, seats, seed, terminal, log, check, shown, watch, seeding)
     except RuntimeFault as fault:
         gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
         return report_fault(fault, log_path)
@@ -333,7 +333,7 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
     try:
         with log:
             return drive(state, seats, seed, terminal, log, log_path, args.check, tui.turn_start(state),
-                         f" --rules {rules}" if rules else "", watch)
+                         f" --rules {rules}" if rules else "", watch, header.get("seeding", 1))
     except BrokenPipeError:
         raise  # the reader of stdout went away: main says nothing more
     except OSError as error:

@@ -17,8 +17,9 @@ and ``--out FILE`` writes it as that player's transcript.
 
 The seed and the log together reproduce a game, and a game resumed from a log goes on exactly as
 it would have without the interruption: the randomness of every step is drawn from its own
-generator, seeded from the game seed and the step number (``step_rng``), so nothing depends on
-how many numbers an earlier bot search or roll consumed.
+generator, made from the game seed and the step number (rulelang.seeding, whose scheme the
+header records as ``"seeding"``), so nothing depends on how many numbers an earlier bot search
+or roll consumed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -35,11 +35,11 @@ from typing import IO, Any
 
 import attrs
 
-from .agents import make_agent, seat_view
 from .diagnostics import RuntimeFault, register
 from .files import FileRefused, confine, find_rules, inside, is_bundled, read_bytes
 from .limits import DEFAULT, Limits
 from .runtime import CHANCE, State
+from .seeding import SCHEMES, SEEDING, seeded_action, step_rng, step_seed  # noqa: F401
 
 LOG_VERSION = 1
 # The longest number a game may compute (the most `number_digits` allows) with its sign: scores
@@ -95,43 +95,6 @@ class Replay:
     @property
     def reproduced(self) -> bool:
         return self.mismatch is None
-
-
-# ---------------------------------------------------------------------- seeds
-def step_seed(seed: int, step: int, who: int) -> int:
-    """The seed of one step of a seeded game: ``step`` is len(state.history) before the step,
-    ``who`` the deciding seat, or CHANCE for a roll. A hash, so that nearby seeds and steps give
-    unrelated streams, and stable across Python versions, so that old logs still resume."""
-    digest = hashlib.blake2b(f"{seed}:{step}:{who}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
-
-
-def step_rng(seed: int, step: int, who: int) -> random.Random:
-    """The generator for one step of a seeded game (see ``step_seed``). Seeding per step,
-    rather than one stream per game, lets a resumed game continue exactly as the uninterrupted
-    one would have, without re-running the bots' searches."""
-    return random.Random(step_seed(seed, step, who))
-
-
-def seeded_action(state: State, seed: int, bot: str | None = None, agents: dict | None = None) -> Any:
-    """The action a seeded game takes at this node: a roll drawn with the step's generator, or
-    the choice of the bot ``bot`` (a spec: rulelang.agents.parse_bot) seeded for this step.
-    ``rulelang simulate`` and ``rulelang run`` both use it, so a simulated game's seed replays
-    that very game in ``rulelang run --seed``. ``agents``: a game's bots by seat, kept from step
-    to step and reseeded (``Agent.reseed``), so that a bot keeps what it has worked out."""
-    step, player = len(state.history), state.current_player()
-    if player == CHANCE:
-        return state.sample_chance(step_rng(seed, step, CHANCE))
-    if bot is None:
-        raise ValueError("a decision needs a bot")
-    if agents is None:
-        return make_agent(bot, step_seed(seed, step, player)).choose(seat_view(state))
-    agent = agents.get((player, bot))
-    if agent is None:
-        agent = agents[player, bot] = make_agent(bot, step_seed(seed, step, player))
-    else:
-        agent.reseed(step_seed(seed, step, player))
-    return agent.choose(seat_view(state))
 
 
 # ---------------------------------------------------------------------- actions as JSON
@@ -244,7 +207,7 @@ def write_header(out: IO[str], rules: str, players: int, seats: list[str], optio
     header = {"rulelang_log": LOG_VERSION, "record": "referee",
               "rules": named,  # a game shipped with rulelang: its file name, found from anywhere
               "game": game, "players": players,
-              "seats": list(seats), "options": dict(options), "seed": seed,
+              "seats": list(seats), "options": dict(options), "seed": seed, "seeding": SEEDING,
               "rules_sha256": file_digest(rules)}
     _write(out, header)
     return header
@@ -376,6 +339,8 @@ def _check_header(header: dict, where: str) -> None:
         raise bad("players", "a number of players from 1 to 1000")
     if not _is_int(header.get("seed")):
         raise bad("seed", "a whole number")
+    if header.get("seeding", 1) not in SCHEMES or not _is_int(header.get("seeding", 1)):
+        raise bad("seeding", "a seeding scheme: " + " or ".join(map(str, SCHEMES)))
     if "seats" in header:
         seats = header["seats"]
         if not isinstance(seats, list) or not all(isinstance(s, str) and len(s) <= 100 for s in seats):

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import attrs
 
-from . import gamelog, tui
+from . import gamelog, seeding, tui
 from .diagnostics import Diagnostic, RuntimeFault
 from .model import GameDef
 from .runtime import State
@@ -21,6 +21,8 @@ def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
     state = game.new_initial_state(len(bots))
     if check and (broken := state.check_invariants()):
         raise tui.invariant_fault(state, broken, "the set-up", 0)
+    if not check and all(bot == "random" for bot in bots):
+        return seeding.random_playout(state, seed)
     agents: dict = {}
     while not state.is_terminal():
         mover = state.current_player()

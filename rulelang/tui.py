@@ -491,10 +491,10 @@ def turn_start(state: State) -> int:
 
 def play(state: State, seats: list[str], seed: int, terminal: Terminal,
          log: IO[str] | None = None, check: bool = False, shown: int = 0,
-         watch: int | None | str = None) -> bool:
+         watch: int | None | str = None, seeding: int = gamelog.SEEDING) -> bool:
     """Play ``state`` to the end at the terminal: humans (seat "you") are asked, bots (names
     from AGENTS) choose with seeds derived from ``seed``, rolls are drawn likewise. Every action
-    is logged before it is applied. True when the game ended, False when a human quit.
+    is logged before it is applied (``seeding``: rulelang.seeding's scheme). True when the game ended, False when a human quit.
     The trace is shown from event ``shown`` on.
 
     What is shown is one viewer's view, never more: with one human, that seat's; with none,
@@ -552,7 +552,8 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
                 board_turn = state.turn_number
             if mover != CHANCE and terminal.pause:
                 time.sleep(terminal.pause)
-            action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover], agents)
+            action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover], agents,
+                                           seeding)
         text, turn = state.action_to_string(action), state.turn_number
         if log is not None:
             gamelog.append_action(log, state, action)

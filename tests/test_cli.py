@@ -568,7 +568,7 @@ def test_the_weasel_is_offered_to_a_human_as_a_move():
 def test_extrawurm_bots_game_logs_replays_and_resumes(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     log = tmp_path / "extrawurm.jsonl"
-    assert cli.main(["run", EXTRAWURM, "--seats", "random,random,random", "--seed", "15", "--fast",
+    assert cli.main(["run", EXTRAWURM, "--seats", "random,random,random", "--seed", "90", "--fast",
                      "--check", "--log", str(log)]) == 0
     out = capsys.readouterr().out
     assert "winner" in out and "[perch: specialist" in out

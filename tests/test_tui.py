@@ -65,7 +65,7 @@ def test_hot_seat_screens_show_nothing_of_the_other_humans_hand():
         return typed[seat]
 
     terminal = tui.Terminal(out=screen, read=read, colour=False)
-    assert tui.play(state, seats, 3, terminal) is False
+    assert tui.play(state, seats, 2, terminal) is False
     assert checked == {"pass": 13, "choice": 13}
     assert screen.getvalue().count(tui.CLEAR_SCREEN) == 2 * 13
 
