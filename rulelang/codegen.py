@@ -294,10 +294,12 @@ def _truthy(value):
     return bool(value) if isinstance(value, (list, bool)) else value is not None
 
 
-def _subsets(st, pieces: list) -> list[list[int]]:
+def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
     showing one face, the identical pieces of a `count`) give one group per number of them;
-    pieces that differ (the cards of a `one for each`) give every combination."""
+    pieces that differ (the cards of a `one for each`) give every combination. With ``alike``
+    (a column), only the groups whose pieces all have one value in it, in the same order as
+    among all the groups: the choice's condition rejects the others anyway."""
     groups: dict[tuple, list[int]] = {}
     kinds = st.game.kinds
     for p in pieces:
@@ -308,22 +310,41 @@ def _subsets(st, pieces: list) -> list[list[int]]:
             key = (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
         groups.setdefault(key, []).append(p)
     keys = list(groups)
+    if alike is None:
+        classes = [range(len(keys))]
+    else:  # the keys of each value of the column: a group takes from one class only
+        by_value: dict = {}
+        for k, key in enumerate(keys):
+            by_value.setdefault(_freeze(alike[groups[key][0]]), []).append(k)
+        classes = list(by_value.values())
     size = 1
-    for k in keys:
-        size *= len(groups[k]) + 1
+    for members in classes:
+        product = 1
+        for k in members:
+            product *= len(groups[keys[k]]) + 1
+        size += product - 1
     if size > MAX_SUBSETS:
         raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
                          f"{MAX_SUBSETS} a choice can offer; choose in smaller steps")
     # The groups hold size * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
     _items(st, range(size + size * len(pieces) // 2))
+    found = []
+    for members in classes:
+        for counts in itertools.product(*(range(len(groups[keys[k]]) + 1) for k in members)):
+            if any(counts):
+                every = [0] * len(keys)
+                for k, c in zip(members, counts, strict=True):
+                    every[k] = c
+                found.append((sum(counts), every))
+    # All the groups come in the order of their counts (itertools.product's), then by size.
+    found.sort()
     result = []
-    for counts in itertools.product(*(range(len(groups[k]) + 1) for k in keys)):
-        if any(counts):
-            chosen = []
-            for k, c in zip(keys, counts, strict=True):
-                chosen.extend(groups[k][:c])
-            result.append(chosen)
-    result.sort(key=len)
+    for _, every in found:
+        chosen = []
+        for key, c in zip(keys, every, strict=True):
+            if c:
+                chosen.extend(groups[key][:c])
+        result.append(chosen)
     return result
 
 
@@ -618,6 +639,44 @@ class ExpressionCompiler:
     def collection_code(self, node, scope, slots) -> tuple[str, str]:
         e = self.code(node, scope, slots)
         return self.as_list(e), collection_type(e.kind)
+
+    def alike_attribute(self, cond: n.Node, var: str, depth: int = 0) -> str | None:
+        """An attribute that ``cond`` needs to be one value among the pieces of ``var``: a
+        conjunct (through `and` and defines given ``var`` itself) that reads
+        ``count(distinct(VAR.ATTR)) == 1``. Then `subsets` need offer only such groups."""
+        if depth > 50:
+            return None
+        if isinstance(cond, n.BoolOp):
+            return None if cond.op != "and" else \
+                self.alike_attribute(cond.left, var, depth + 1) or self.alike_attribute(cond.right, var, depth + 1)
+        if isinstance(cond, n.Call) and cond.func in self.defines:
+            decl = self.defines[cond.func]
+            for param, arg in zip(decl.params or (), cond.args):
+                if isinstance(arg, n.Name) and arg.id == var:
+                    found = self.alike_attribute(decl.value, param, depth + 1)
+                    if found is not None:
+                        return found
+            return None
+        if isinstance(cond, n.Compare) and cond.op == "==":
+            for one, counted in ((cond.left, cond.right), (cond.right, cond.left)):
+                if isinstance(one, n.Literal) and one.value == 1 and one.value is not True and \
+                        isinstance(counted, n.Call) and counted.func == "count" and len(counted.args) == 1:
+                    inner = counted.args[0]
+                    if isinstance(inner, n.Call) and inner.func == "distinct" and len(inner.args) == 1 and \
+                            isinstance(attr := inner.args[0], n.Attribute) and \
+                            isinstance(attr.obj, n.Name) and attr.obj.id == var and attr.name in self.attributes:
+                        return attr.name
+        return None
+
+    def alike_subsets_code(self, options: n.Node, attribute: str, scope, slots) -> str | None:
+        """The code of `subsets(C)` offering only groups alike in ``attribute``, or None when
+        ``options`` is not such a call."""
+        if not (isinstance(options, n.Call) and options.func == "subsets" and len(options.args) == 1
+                and "subsets" not in self.defines):
+            return None
+        items = self.as_list(self.code(options.args[0], scope, slots))
+        column = self.attribute_code(attribute, "")[:-2]  # the column, without its `[piece]`
+        return f"_subsets(st, {items}, {column})"
 
     def attribute_code(self, name: str, piece: str) -> str:
         if name in DYNAMIC:

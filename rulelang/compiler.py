@@ -1144,6 +1144,10 @@ class _Code:
             # The condition sees the option under its name and, like `where`, its attributes.
             test = self.compiler.truth_code(part.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
             where = self.compiler.function(test)
+            alike = self.compiler.alike_attribute(part.where, part.var) or \
+                self.compiler.alike_attribute(part.where, "it")
+            if alike is not None:
+                options = self.compiler.alike_subsets_code(part.options, alike, scope, self.slots) or options
         return options, element, slot, where
 
     def _s_Choose(self, stmt, scope):

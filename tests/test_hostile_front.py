@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,48 @@ def test_explain_lists_every_limit():
     code, out, _ = run_cli("explain", "limits")
     assert code == 0
     assert all(name in out for name in LIMIT_NAMES) and "E605" in out
+
+
+ALIKE = """game "Alike groups":
+    players 2 to 2
+die d:
+    faces 1 to 3
+card c:
+    one for each number in 1 to 3 and each suit in red, blue
+zone cup: shared pool, public
+zone hand: shared set, public
+zone kept: shared set, public
+define one_value(g, ...) = count(distinct(g.face)) == 1
+setup:
+    rule make:
+        create 5 d in cup
+        create c in hand
+turn:
+    rule throw: roll cup
+    rule pick:
+        choose group from subsets({zone}) where {cond} as "keep"
+        move group to kept
+        end game
+winner:
+    rule w: most count(kept)
+"""
+
+
+@pytest.mark.parametrize("zone, attribute", [("cup", "face"), ("hand", "suit"), ("hand", "number")])
+def test_subsets_of_alike_groups_are_those_the_condition_keeps(tmp_path, zone, attribute):
+    """`where count(distinct(G.ATTR)) == 1 and ...` makes only the groups alike in ATTR; the
+    options are those of the same condition written so that it is not seen (under `or`)."""
+    def options(cond: str) -> list[list[str]]:
+        text = ALIKE.replace("define one_value(g, ...) = count(distinct(g.face)) == 1",
+                             f"define one_value(g) = count(distinct(g.{attribute})) == 1")
+        game = load(write(tmp_path, text.format(zone=zone, cond=cond)))
+        rng, seen = random.Random(5), []
+        for _ in range(12):
+            state = game.new_initial_state(players=2)
+            state.apply_action(state.sample_chance(rng))
+            seen.append([state.action_to_string(a) for a in state.legal_actions()])
+        return seen
+
+    found = options("count(group) < 4 and one_value(group)")
+    assert found == options("count(group) < 4 and (one_value(group) or false)")
+    assert all(found) and any(len(labels) > 3 for labels in found)
