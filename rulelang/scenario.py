@@ -287,23 +287,52 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
 
 
+# Every step a `steps:` line can hold, as it begins (docs/language.md, section 4, lists each).
+STEP_KINDS = ("roll", "draw", "choose", "check", "expect options:", "expect option:",
+              "expect no option:", "expect player:", "expect roll", "expect draw", "expect game over",
+              "expect winners:", "expect returns:", "expect fault")
+_DRAW_ITEM = re.compile(r'\s*(?:(\d+)\s*x\s+)?("[^"]*"|[^",]+?)\s*(?:,|$)')
+
+
 def _parse_step(path: str, number: int, text: str) -> Step:
     word, _, rest = text.partition(" ")
     rest = rest.strip()
     if word in ("roll", "draw", "choose", "check"):
         if not rest:
             raise ScenarioError(path, number, f"`{word}` needs an argument")
+        if word == "draw":
+            _draw_items(path, number, rest)
         return Step(number, word, rest, text)
     if word == "expect":
         for kind in ("options:", "option:", "no option:", "player:", "winners:", "returns:"):
             if rest.startswith(kind):
                 return Step(number, "expect " + kind.rstrip(":"), rest[len(kind):].strip(), text)
-        if rest in ("roll", "game over"):
+        if rest in ("roll", "draw", "game over"):
             return Step(number, "expect " + rest, "", text)
         if rest.startswith("fault "):
             return Step(number, "expect fault", rest[len("fault "):].strip(), text)
     raise ScenarioError(path, number, f"unknown step `{text}` (expected roll, draw, choose, check, or expect "
-                        "options:/option:/no option:/player:/roll/game over/winners:/returns:/fault)")
+                        "options:/option:/no option:/player:/roll/draw/game over/winners:/returns:/fault)")
+
+
+def _draw_items(path: str, number: int, text: str) -> list[tuple[int, str, bool]]:
+    """`ox 3, 2 x ox 5, "warning a 3, 4 or 5"` -> (how many, name, quoted) per item."""
+    items, position = [], 0
+    while position < len(text):
+        found = _DRAW_ITEM.match(text, position)
+        if found is None or found.end() == position:
+            raise ScenarioError(path, number, f"cannot read the pieces to draw from `{text[position:]}` "
+                                "(write `draw NAME, NAME, ...`, `N x NAME`, a name with a comma in double quotes)")
+        count, name = found.group(1), found.group(2)
+        quoted = name.startswith('"')
+        name = name[1:-1] if quoted else name
+        if not name.strip() or count == "0":
+            raise ScenarioError(path, number, f"an empty piece name in `draw {text}`")
+        items.append((int(count or 1), name.strip(), quoted))
+        position = found.end()
+    if text.rstrip().endswith(","):
+        raise ScenarioError(path, number, f"an empty piece name in `draw {text}`")
+    return items
 
 
 # ---------------------------------------------------------------------- compiling with the game
@@ -471,9 +500,10 @@ class _Runner:
     def sample_unscripted(self, step: Step) -> None:
         """With `seed:`, chance the next step does not script is drawn from the seed."""
         state = self.state
-        if self.rng is None or step.kind == "draw" or self.faulted_at is not None:
+        if self.rng is None or step.kind in ("draw", "expect draw") or self.faulted_at is not None:
             return
-        while state.current_player() == CHANCE and (step.kind != "roll" or state.prompt() == "draw"):
+        dice = step.kind in ("roll", "expect roll")  # these leave a pending roll for the step
+        while state.current_player() == CHANCE and (not dice or state.prompt() in ("draw", "shuffle")):
             self.act(state.sample_chance(self.rng))
 
     def check_invariants(self, when: str) -> None:
@@ -510,15 +540,30 @@ class _Runner:
         self.check_invariants(f"after line {self.step.line}")
 
     def _draw(self, step: Step) -> None:
+        kinds = {kind.name for kind in self.game.kinds}
+        names: list[str] = []
+        kind = None
+        for count, name, quoted in _draw_items(self.scenario.path, step.line, step.arg):
+            first = name.split(" ", 1)[0]
+            if not quoted and first not in kinds and kind is not None:
+                name = f"{kind} {name}"  # `ox 3, 17`: the kind carries over
+            kind = name.split(" ", 1)[0]
+            names += [name] * count
+        for position, name in enumerate(names):
+            which = f" (piece {position + 1} of {len(names)} on the line)" if len(names) > 1 else ""
+            self.draw_one(name, which, "," in step.arg and not step.arg.lstrip().startswith('"'))
+
+    def draw_one(self, name: str, which: str, has_comma: bool) -> None:
         state = self.state
         if self.faulted_at is not None:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
-            self.fail("a draw was scripted, but no draw or shuffle is pending")
-        found = [p for p in state.legal_actions() if state.describe_piece(p) == step.arg]
+            self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending")
+        found = [p for p in state.legal_actions() if state.describe_piece(p) == name]
         if not found:
-            self.fail(f"no piece `{step.arg}` to draw")
-        self.act(found[0])
+            hint = " (a name with a comma goes in double quotes)" if has_comma else ""
+            self.fail(f"no piece `{name}` to draw{which}{hint}")
+        self.act(found[0])  # pieces with one name are alike: any of them is the same draw
 
     def _roll(self, step: Step) -> None:
         state = self.state
@@ -561,7 +606,7 @@ class _Runner:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         player = self.state.current_player()
         if player == CHANCE:
-            self.fail("a decision was expected, but a roll is pending")
+            self.fail(f"a decision was expected, but {self.chance_pending()} is pending")
         if player == TERMINAL:
             self.fail("a decision was expected, but the game is over")
         return self.action_texts()
@@ -607,13 +652,22 @@ class _Runner:
     def _expect_player(self, step: Step) -> None:
         player = self.state.current_player()
         if str(player) != step.arg.strip():
-            who = "a roll is pending" if player == CHANCE else "the game is over" if player == TERMINAL \
+            who = f"{self.chance_pending()} is pending" if player == CHANCE else "the game is over" if player == TERMINAL \
                 else f"seat {player} is to decide"
             self.fail(f"seat {step.arg} should be to decide, but {who}")
 
+    def chance_pending(self) -> str:
+        """`a roll`, `a draw` or `a shuffle`: the pending chance node, as a step names it."""
+        prompt = self.state.prompt()
+        return f"a {prompt}" if prompt in ("draw", "shuffle") else "a roll"
+
     def _expect_roll(self, step: Step) -> None:
-        if self.state.current_player() != CHANCE:
+        if self.state.current_player() != CHANCE or self.chance_pending() != "a roll":
             self.fail("a roll should be pending")
+
+    def _expect_draw(self, step: Step) -> None:
+        if self.state.current_player() != CHANCE or self.chance_pending() == "a roll":
+            self.fail("a draw or a shuffle should be pending")
 
     def _expect_game_over(self, step: Step) -> None:
         if not self.state.is_terminal():
