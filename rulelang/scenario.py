@@ -413,17 +413,32 @@ def _parts(text: str) -> list[str]:
 
 
 def match_actions(texts: list[str], pattern: str) -> list[int]:
-    """Indices of the action texts that match a pattern, best level first (see the docstring)."""
+    """Indices of the action texts that match a pattern, best level first: the whole text (or
+    the text after `PROMPT: `), else its end, else anywhere in it; the last two in whole
+    words only, so `ox 5` is not found in `ox 55` (docs/language.md, section 4)."""
     quoted = len(pattern) >= 2 and pattern[0] == pattern[-1] == '"'
     wanted = _parts(pattern[1:-1] if quoted else pattern)
     exact = [i for i, t in enumerate(texts)
              if _parts(t) == wanted or (": " in t and _parts(t.split(": ", 1)[1]) == wanted)]
     if exact or quoted:
         return exact
-    ending = [i for i, t in enumerate(texts) if t.endswith(pattern)]
+    words = _words(pattern)
+    ending = [i for i, t in enumerate(texts) if re.search(words + r"\Z", t)]
     if ending:
         return ending
-    return [i for i, t in enumerate(texts) if pattern in t]
+    return [i for i, t in enumerate(texts) if re.search(words, t)]
+
+
+def _words(pattern: str) -> str:
+    """A regular expression for the pattern that neither starts nor ends inside a word."""
+    before = r"(?<!\w)" if re.match(r"\w", pattern) else ""
+    after = r"(?!\w)" if re.search(r"\w\Z", pattern) else ""
+    return before + re.escape(pattern) + after
+
+
+def _inside_a_word(texts: list[str], pattern: str) -> str:
+    inside = [t for t in texts if pattern in t]
+    return f" (it is inside a word of `{inside[0]}`: a pattern matches whole words)" if inside else ""
 
 
 def _label(token: str) -> Any:
@@ -621,7 +636,7 @@ class _Runner:
             return
         found = match_actions(texts, step.arg)
         if not found:
-            self.fail(f"no legal action matches `{step.arg}`")
+            self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
         if len(found) > 1:
             self.fail(f"`{step.arg}` is ambiguous: it matches " + ", ".join(f"#{i} `{texts[i]}`" for i in found))
         self.act(found[0])
@@ -640,8 +655,9 @@ class _Runner:
             self.fail("more legal actions than expected: " + ", ".join(f"`{t}`" for t in extra))
 
     def _expect_option(self, step: Step) -> None:
-        if not match_actions(self._need_decision(), step.arg):
-            self.fail(f"no legal action matches `{step.arg}`")
+        texts = self._need_decision()
+        if not match_actions(texts, step.arg):
+            self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
 
     def _expect_no_option(self, step: Step) -> None:
         texts = self._need_decision()
