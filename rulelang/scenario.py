@@ -134,6 +134,7 @@ from .runtime import CHANCE, TERMINAL, State
 from .source import Source
 from .variants import resolve
 
+HEADERS = ("game", "players", "option", "seed", "xfail")
 SECTIONS = ("given", "steps", "expect", "events")
 TRACE_LINES = 15
 _INLINE_COMMENT = re.compile(r"\s+#\s.*$")
@@ -265,8 +266,8 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                     raise ScenarioError(path, number, f"`{name}:` needs a value")
                 header[name] = value
             else:
-                raise ScenarioError(path, number, f"unknown key `{name}` (expected game, players, option, "
-                                    f"seed, xfail, or a section: {', '.join(SECTIONS)})")
+                raise ScenarioError(path, number, f"unknown key `{name}` (expected {', '.join(HEADERS)}, "
+                                    f"or a section: {', '.join(SECTIONS)})")
             continue
         if section is None:
             raise ScenarioError(path, number, "an indented line outside any section")
@@ -644,12 +645,14 @@ class _Runner:
     def _expect_options(self, step: Step) -> None:
         texts = self._need_decision()
         patterns = [p.strip() for p in step.arg.split("|") if p.strip()]
-        used: set[int] = set()
+        used: dict[int, str] = {}
         for pattern in patterns:
             found = match_actions(texts, pattern)
             if len(found) != 1:
                 self.fail(f"`{pattern}` should match exactly one legal action, but it matches {len(found)}")
-            used.update(found)
+            if found[0] in used:
+                self.fail(f"`{pattern}` and `{used[found[0]]}` match the same legal action `{texts[found[0]]}`")
+            used[found[0]] = pattern
         extra = [texts[i] for i in range(len(texts)) if i not in used]
         if extra:
             self.fail("more legal actions than expected: " + ", ".join(f"`{t}`" for t in extra))
@@ -720,16 +723,18 @@ class _Runner:
             self.step = Step(number, "event", text, text)
             if text.startswith("not:"):
                 unwanted = text[len("not:"):].strip()
-                hits = [line for line in lines if unwanted in line]
+                words = _words(unwanted)
+                hits = [line for line in lines if re.search(words, line)]
                 if hits:
                     self.fail(f"no trace line should contain `{unwanted}`, but this one does:\n    {hits[0]}")
                 continue
+            words = _words(text)
             for index in range(position, len(lines)):
-                if text in lines[index]:
+                if re.search(words, lines[index]):
                     position = index + 1
                     break
             else:
-                earlier = any(text in line for line in lines[:position])
+                earlier = any(re.search(words, line) for line in lines[:position])
                 self.fail(f"no trace line after the previous match contains `{text}`"
                           + (" (it appears earlier: check the order)" if earlier else ""))
 
