@@ -1,116 +1,28 @@
 """Scenarios: scripted games that check a rules file, written as data.
 
-A scenario file (``*.scenario``) plays a game with scripted dice and scripted decisions and
-then checks the position. It is line-based; a line whose first non-blank character is ``#``
-is a comment, and so is the rest of a line after whitespace followed by ``# ``. The first
-comment line is the scenario's title. Example::
+A scenario file (``*.scenario``) names a rules file, plays it with scripted dice, draws and
+decisions, and checks the position along the way and at the end::
 
     # Taking from an opponent needs the exact total
     game: ../../../games/some-dice-game.rules
     players: 2
-    option: short_game=true
-    xfail: the engine cannot ... (a bug reported elsewhere)
     given:
         move row where number == 36 to pile of seat(1)
     steps:
         roll star star star star 4 4 4 4
         choose star
         expect options: stop | roll again
-        choose roll again
-        roll 4 4 4 4
-        choose 4
-        check count(kept) == 8
-        choose take: tile 36
-        expect player: 1
+        check count(kept) == 4
     expect:
-        top(pile of seat(0)).number == 36
-        count(row) == 15
+        top(pile of seat(1)).number == 36
     events:
-        move tile 36 from pile of player 2 to pile of player 1
+        roll 4 4 4 4 star star star star
         not: to discard
 
-Header lines (before the first section, in any order):
-
-``game: PATH``
-    The rules file, relative to the scenario file (variant files work too).
-``players: N``
-    How many players (default: the game's minimum).
-``option: NAME=VALUE``
-    An option of the game (repeatable); the value is read like a command-line value.
-``seed: N``
-    Chance the steps do not script is drawn at random from this seed: before any step but
-    ``roll`` and ``draw``, every pending chance node (a roll, a draw, a shuffle) is sampled
-    with its true probabilities; before a ``roll``, pending draws are. Without ``seed:``, every
-    chance node must be scripted. With it, ``given:`` can arrange what matters (the card on
-    top of a shuffled deck) and leave the rest to chance, and the scenario still plays the
-    same way each time.
-``xfail: REASON``
-    The scenario is known to fail (a bug in the rules or the engine, reported elsewhere);
-    ``tests/test_scenarios.py`` marks it ``xfail(strict=True)`` with this reason.
-
-Sections (a line ``NAME:`` at column 0; their lines are indented):
-
-``given:``
-    Rules-language statements that arrange a position. They are compiled with the game
-    (by the real compiler) as one more rule, ``given``, at the end of the ``setup`` section,
-    so they run right after the set-up, before the first turn begins; ``player`` is seat 0
-    there. Blocks (``if``, ``for each``) are allowed, indented as in a rules file.
-``steps:``
-    What happens, in order, one step a line:
-
-    ``roll F F F ...``
-        The pending roll shows these face labels (the dice of one kind are alike, so the
-        order does not matter). When dice of several kinds are rolled at once, give one group
-        per kind, separated by ``|``, in the order the kinds are declared in the rules file;
-        a group may be named by its kind: ``roll 3 3 5 6 | 3`` or
-        ``roll white_die: 3 3 5 6 | red_die: 3`` (4 white dice and the red die). A kind with no
-        die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
-    ``draw NAME``
-        The pending draw takes the piece named NAME (as the trace names it: ``card 55``); of
-        pieces with one name (two identical cards), the first still to draw.
-        A pending ``shuffle`` is scripted the same way, one ``draw`` line per piece from the
-        top down: the first piece named ends on top; the last piece left needs no line
-        (``shuffle`` of 3 cards: two ``draw`` lines).
-    ``choose TEXT``
-        Take the legal action whose text (``State.action_to_string``, for instance
-        ``set aside: star`` or ``take: tile 36 from row``) matches TEXT: first an exact
-        match of the whole text or of the text after ``PROMPT: `` (groups such as
-        ``2 x white_die showing 3 + red_die showing 3`` are compared part by part, in any
-        order), else a text that ends with TEXT, else one that contains it. The match must
-        be unique. TEXT in double quotes (``"red_die showing 4"``) matches exactly only.
-    ``choose #N``
-        Take legal action number N (0-based, in ``legal_actions()`` order).
-    ``expect options: A | B | C``
-        The legal actions are exactly these (each pattern matches one action, as for
-        ``choose``; the order does not matter).
-    ``expect option: A`` / ``expect no option: A``
-        Some legal action matches A / none does.
-    ``expect player: N``
-        Seat N (0-based, like ``seat(N)``) is to decide now.
-    ``expect roll``
-        A roll is pending now.
-    ``expect game over`` / ``expect winners: N ...`` / ``expect returns: R ...``
-        The game has ended / with these winning seats / with these returns (one a seat).
-    ``expect fault CODE``
-        The next ``roll`` or ``choose`` raises a RuntimeFault with this code (R501 ...);
-        no further roll or choose may follow it.
-    ``check EXPR``
-        A rules-language condition that must hold now (``player`` is whose turn it is).
-``expect:``
-    Rules-language conditions, one a line, that must all hold at the end.
-``events:``
-    Substrings that must appear, in this order, in successive lines of the trace
-    (``State.event_lines()``, each ending with ``[rule, file:line]``). A line
-    ``not: TEXT`` says that no line of the whole trace contains TEXT.
-
-Conditions (``check`` and ``expect:``) are compiled by the real compiler against the game, as
-invariants named ``scenario_check_LINE`` / ``scenario_expect_LINE``, so they see every zone,
-define and option of the game. The game's own invariants are checked after the set-up and
-after every step; a scenario fails as soon as one breaks.
-
-``run_scenario(path)`` plays a file and returns a ``ScenarioResult``; when it fails, its
-``message`` says which line, what was legal then, and ends with the last trace lines.
-``python -m rulelang.scenario FILE...`` runs files from the command line.
+The format (header lines ``HEADERS``, sections ``SECTIONS``, steps ``STEP_KINDS``, and how a
+pattern matches an action) is documented for designers in docs/language.md, Part 6; a test
+keeps that section listing every step. ``run_scenario(path)`` plays a file and returns a
+``ScenarioResult``; ``python -m rulelang.scenario FILE...`` runs files from the command line.
 """
 
 from __future__ import annotations

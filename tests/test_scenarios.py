@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from rulelang.scenario import ScenarioError, _draw_items, load_scenario, run_scenario
+from rulelang.scenario import (
+    HEADERS,
+    SECTIONS,
+    STEP_KINDS,
+    ScenarioError,
+    _draw_items,
+    load_scenario,
+    run_scenario,
+)
 
 ROOT = Path(__file__).parent
 SCENARIOS = sorted((ROOT / "scenarios").rglob("*.scenario"))
@@ -256,3 +265,16 @@ steps:
     expect player: 0
 """, "seeded.scenario")
     assert run_scenario(seeded).passed, run_scenario(seeded).message
+
+
+def test_the_docs_list_every_header_section_and_step() -> None:
+    doc = (ROOT.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    part = doc[doc.index("\n## 6. Scenario files"):]
+    part = part[:part.find("\n## ", 1)] if "\n## " in part[1:] else part
+    for header in HEADERS:
+        assert f"`{header}: " in part, f"docs/language.md Part 6 does not describe `{header}:`"
+    for section in SECTIONS:
+        assert f"`{section}:`" in part, f"docs/language.md Part 6 does not describe `{section}:`"
+    for step in STEP_KINDS:
+        assert re.search(rf"^\| `{re.escape(step)}[` ]", part, re.M), \
+            f"the table of steps in docs/language.md Part 6 has no row for `{step}`"
