@@ -200,7 +200,7 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
 
 
-# Every step a `steps:` line can hold, as it begins (docs/language.md, section 4, lists each).
+# Every step a `steps:` line can hold, as it begins (docs/language.md, Part 6, lists each).
 STEP_KINDS = ("roll", "draw", "choose", "check", "expect options:", "expect option:",
               "expect no option:", "expect player:", "expect roll", "expect draw", "expect game over",
               "expect winners:", "expect returns:", "expect fault")
@@ -328,7 +328,7 @@ def _parts(text: str) -> list[str]:
 def match_actions(texts: list[str], pattern: str) -> list[int]:
     """Indices of the action texts that match a pattern, best level first: the whole text (or
     the text after `PROMPT: `), else its end, else anywhere in it; the last two in whole
-    words only, so `ox 5` is not found in `ox 55` (docs/language.md, section 4)."""
+    words only, so `ox 5` is not found in `ox 55` (docs/language.md, Part 6)."""
     quoted = len(pattern) >= 2 and pattern[0] == pattern[-1] == '"'
     wanted = _parts(pattern[1:-1] if quoted else pattern)
     exact = [i for i, t in enumerate(texts)
@@ -479,7 +479,7 @@ class _Runner:
             names += [name] * count
         for position, name in enumerate(names):
             which = f" (piece {position + 1} of {len(names)} on the line)" if len(names) > 1 else ""
-            self.draw_one(name, which, "," in step.arg and not step.arg.lstrip().startswith('"'))
+            self.draw_one(name, which, "," in step.arg and '"' not in step.arg)
 
     def draw_one(self, name: str, which: str, has_comma: bool) -> None:
         state = self.state
