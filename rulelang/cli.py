@@ -622,7 +622,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         print(printable(("ok    " if result.passed else "FAIL  ") + path))
         if not result.passed:
             failed += 1
-            print(printable(result.message), end="\n\n")
+            print("\n".join(printable(line) for line in result.message.split("\n")), end="\n\n")
     print(f"{len(paths) - failed} passed, {failed} failed")
     return EXIT_ERRORS if failed else EXIT_OK
 

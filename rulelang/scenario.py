@@ -1,116 +1,28 @@
 """Scenarios: scripted games that check a rules file, written as data.
 
-A scenario file (``*.scenario``) plays a game with scripted dice and scripted decisions and
-then checks the position. It is line-based; a line whose first non-blank character is ``#``
-is a comment, and so is the rest of a line after whitespace followed by ``# ``. The first
-comment line is the scenario's title. Example::
+A scenario file (``*.scenario``) names a rules file, plays it with scripted dice, draws and
+decisions, and checks the position along the way and at the end::
 
     # Taking from an opponent needs the exact total
     game: ../../../games/some-dice-game.rules
     players: 2
-    option: short_game=true
-    xfail: the engine cannot ... (a bug reported elsewhere)
     given:
         move row where number == 36 to pile of seat(1)
     steps:
         roll star star star star 4 4 4 4
         choose star
         expect options: stop | roll again
-        choose roll again
-        roll 4 4 4 4
-        choose 4
-        check count(kept) == 8
-        choose take: tile 36
-        expect player: 1
+        check count(kept) == 4
     expect:
-        top(pile of seat(0)).number == 36
-        count(row) == 15
+        top(pile of seat(1)).number == 36
     events:
-        move tile 36 from pile of player 2 to pile of player 1
+        roll 4 4 4 4 star star star star
         not: to discard
 
-Header lines (before the first section, in any order):
-
-``game: PATH``
-    The rules file, relative to the scenario file (variant files work too).
-``players: N``
-    How many players (default: the game's minimum).
-``option: NAME=VALUE``
-    An option of the game (repeatable); the value is read like a command-line value.
-``seed: N``
-    Chance the steps do not script is drawn at random from this seed: before any step but
-    ``roll`` and ``draw``, every pending chance node (a roll, a draw, a shuffle) is sampled
-    with its true probabilities; before a ``roll``, pending draws are. Without ``seed:``, every
-    chance node must be scripted. With it, ``given:`` can arrange what matters (the card on
-    top of a shuffled deck) and leave the rest to chance, and the scenario still plays the
-    same way each time.
-``xfail: REASON``
-    The scenario is known to fail (a bug in the rules or the engine, reported elsewhere);
-    ``tests/test_scenarios.py`` marks it ``xfail(strict=True)`` with this reason.
-
-Sections (a line ``NAME:`` at column 0; their lines are indented):
-
-``given:``
-    Rules-language statements that arrange a position. They are compiled with the game
-    (by the real compiler) as one more rule, ``given``, at the end of the ``setup`` section,
-    so they run right after the set-up, before the first turn begins; ``player`` is seat 0
-    there. Blocks (``if``, ``for each``) are allowed, indented as in a rules file.
-``steps:``
-    What happens, in order, one step a line:
-
-    ``roll F F F ...``
-        The pending roll shows these face labels (the dice of one kind are alike, so the
-        order does not matter). When dice of several kinds are rolled at once, give one group
-        per kind, separated by ``|``, in the order the kinds are declared in the rules file;
-        a group may be named by its kind: ``roll 3 3 5 6 | 3`` or
-        ``roll white_die: 3 3 5 6 | red_die: 3`` (4 white dice and the red die). A kind with no
-        die in the roll has no group: ``roll white_die: 2 4`` when the red die is set aside.
-    ``draw NAME``
-        The pending draw takes the piece named NAME (as the trace names it: ``card 55``); of
-        pieces with one name (two identical cards), the first still to draw.
-        A pending ``shuffle`` is scripted the same way, one ``draw`` line per piece from the
-        top down: the first piece named ends on top; the last piece left needs no line
-        (``shuffle`` of 3 cards: two ``draw`` lines).
-    ``choose TEXT``
-        Take the legal action whose text (``State.action_to_string``, for instance
-        ``set aside: star`` or ``take: tile 36 from row``) matches TEXT: first an exact
-        match of the whole text or of the text after ``PROMPT: `` (groups such as
-        ``2 x white_die showing 3 + red_die showing 3`` are compared part by part, in any
-        order), else a text that ends with TEXT, else one that contains it. The match must
-        be unique. TEXT in double quotes (``"red_die showing 4"``) matches exactly only.
-    ``choose #N``
-        Take legal action number N (0-based, in ``legal_actions()`` order).
-    ``expect options: A | B | C``
-        The legal actions are exactly these (each pattern matches one action, as for
-        ``choose``; the order does not matter).
-    ``expect option: A`` / ``expect no option: A``
-        Some legal action matches A / none does.
-    ``expect player: N``
-        Seat N (0-based, like ``seat(N)``) is to decide now.
-    ``expect roll``
-        A roll is pending now.
-    ``expect game over`` / ``expect winners: N ...`` / ``expect returns: R ...``
-        The game has ended / with these winning seats / with these returns (one a seat).
-    ``expect fault CODE``
-        The next ``roll`` or ``choose`` raises a RuntimeFault with this code (R501 ...);
-        no further roll or choose may follow it.
-    ``check EXPR``
-        A rules-language condition that must hold now (``player`` is whose turn it is).
-``expect:``
-    Rules-language conditions, one a line, that must all hold at the end.
-``events:``
-    Substrings that must appear, in this order, in successive lines of the trace
-    (``State.event_lines()``, each ending with ``[rule, file:line]``). A line
-    ``not: TEXT`` says that no line of the whole trace contains TEXT.
-
-Conditions (``check`` and ``expect:``) are compiled by the real compiler against the game, as
-invariants named ``scenario_check_LINE`` / ``scenario_expect_LINE``, so they see every zone,
-define and option of the game. The game's own invariants are checked after the set-up and
-after every step; a scenario fails as soon as one breaks.
-
-``run_scenario(path)`` plays a file and returns a ``ScenarioResult``; when it fails, its
-``message`` says which line, what was legal then, and ends with the last trace lines.
-``python -m rulelang.scenario FILE...`` runs files from the command line.
+The format (header lines ``HEADERS``, sections ``SECTIONS``, steps ``STEP_KINDS``, and how a
+pattern matches an action) is documented for designers in docs/language.md, Part 6; a test
+keeps that section listing every step. ``run_scenario(path)`` plays a file and returns a
+``ScenarioResult``; ``python -m rulelang.scenario FILE...`` runs files from the command line.
 """
 
 from __future__ import annotations
@@ -134,6 +46,7 @@ from .runtime import CHANCE, TERMINAL, State
 from .source import Source
 from .variants import resolve
 
+HEADERS = ("game", "players", "option", "seed", "xfail")
 SECTIONS = ("given", "steps", "expect", "events")
 TRACE_LINES = 15
 _INLINE_COMMENT = re.compile(r"\s+#\s.*$")
@@ -265,8 +178,8 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                     raise ScenarioError(path, number, f"`{name}:` needs a value")
                 header[name] = value
             else:
-                raise ScenarioError(path, number, f"unknown key `{name}` (expected game, players, option, "
-                                    f"seed, xfail, or a section: {', '.join(SECTIONS)})")
+                raise ScenarioError(path, number, f"unknown key `{name}` (expected {', '.join(HEADERS)}, "
+                                    f"or a section: {', '.join(SECTIONS)})")
             continue
         if section is None:
             raise ScenarioError(path, number, "an indented line outside any section")
@@ -287,23 +200,52 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
 
 
+# Every step a `steps:` line can hold, as it begins (docs/language.md, Part 6, lists each).
+STEP_KINDS = ("roll", "draw", "choose", "check", "expect options:", "expect option:",
+              "expect no option:", "expect player:", "expect roll", "expect draw", "expect game over",
+              "expect winners:", "expect returns:", "expect fault")
+_DRAW_ITEM = re.compile(r'\s*(?:(\d+)\s*x\s+)?("[^"]*"|[^",]+?)\s*(?:,|$)')
+
+
 def _parse_step(path: str, number: int, text: str) -> Step:
     word, _, rest = text.partition(" ")
     rest = rest.strip()
     if word in ("roll", "draw", "choose", "check"):
         if not rest:
             raise ScenarioError(path, number, f"`{word}` needs an argument")
+        if word == "draw":
+            _draw_items(path, number, rest)
         return Step(number, word, rest, text)
     if word == "expect":
         for kind in ("options:", "option:", "no option:", "player:", "winners:", "returns:"):
             if rest.startswith(kind):
                 return Step(number, "expect " + kind.rstrip(":"), rest[len(kind):].strip(), text)
-        if rest in ("roll", "game over"):
+        if rest in ("roll", "draw", "game over"):
             return Step(number, "expect " + rest, "", text)
         if rest.startswith("fault "):
             return Step(number, "expect fault", rest[len("fault "):].strip(), text)
     raise ScenarioError(path, number, f"unknown step `{text}` (expected roll, draw, choose, check, or expect "
-                        "options:/option:/no option:/player:/roll/game over/winners:/returns:/fault)")
+                        "options:/option:/no option:/player:/roll/draw/game over/winners:/returns:/fault)")
+
+
+def _draw_items(path: str, number: int, text: str) -> list[tuple[int, str, bool]]:
+    """`ox 3, 2 x ox 5, "warning a 3, 4 or 5"` -> (how many, name, quoted) per item."""
+    items, position = [], 0
+    while position < len(text):
+        found = _DRAW_ITEM.match(text, position)
+        if found is None or found.end() == position:
+            raise ScenarioError(path, number, f"cannot read the pieces to draw from `{text[position:]}` "
+                                "(write `draw NAME, NAME, ...`, `N x NAME`, a name with a comma in double quotes)")
+        count, name = found.group(1), found.group(2)
+        quoted = name.startswith('"')
+        name = name[1:-1] if quoted else name
+        if not name.strip() or count == "0":
+            raise ScenarioError(path, number, f"an empty piece name in `draw {text}`")
+        items.append((int(count or 1), name.strip(), quoted))
+        position = found.end()
+    if text.rstrip().endswith(","):
+        raise ScenarioError(path, number, f"an empty piece name in `draw {text}`")
+    return items
 
 
 # ---------------------------------------------------------------------- compiling with the game
@@ -384,17 +326,32 @@ def _parts(text: str) -> list[str]:
 
 
 def match_actions(texts: list[str], pattern: str) -> list[int]:
-    """Indices of the action texts that match a pattern, best level first (see the docstring)."""
+    """Indices of the action texts that match a pattern, best level first: the whole text (or
+    the text after `PROMPT: `), else its end, else anywhere in it; the last two in whole
+    words only, so `ox 5` is not found in `ox 55` (docs/language.md, Part 6)."""
     quoted = len(pattern) >= 2 and pattern[0] == pattern[-1] == '"'
     wanted = _parts(pattern[1:-1] if quoted else pattern)
     exact = [i for i, t in enumerate(texts)
              if _parts(t) == wanted or (": " in t and _parts(t.split(": ", 1)[1]) == wanted)]
     if exact or quoted:
         return exact
-    ending = [i for i, t in enumerate(texts) if t.endswith(pattern)]
+    words = _words(pattern)
+    ending = [i for i, t in enumerate(texts) if re.search(words + r"\Z", t)]
     if ending:
         return ending
-    return [i for i, t in enumerate(texts) if pattern in t]
+    return [i for i, t in enumerate(texts) if re.search(words, t)]
+
+
+def _words(pattern: str) -> str:
+    """A regular expression for the pattern that neither starts nor ends inside a word."""
+    before = r"(?<!\w)" if re.match(r"\w", pattern) else ""
+    after = r"(?!\w)" if re.search(r"\w\Z", pattern) else ""
+    return before + re.escape(pattern) + after
+
+
+def _inside_a_word(texts: list[str], pattern: str) -> str:
+    inside = [t for t in texts if pattern in t]
+    return f" (it is inside a word of `{inside[0]}`: a pattern matches whole words)" if inside else ""
 
 
 def _label(token: str) -> Any:
@@ -471,9 +428,10 @@ class _Runner:
     def sample_unscripted(self, step: Step) -> None:
         """With `seed:`, chance the next step does not script is drawn from the seed."""
         state = self.state
-        if self.rng is None or step.kind == "draw" or self.faulted_at is not None:
+        if self.rng is None or step.kind in ("draw", "expect draw") or self.faulted_at is not None:
             return
-        while state.current_player() == CHANCE and (step.kind != "roll" or state.prompt() == "draw"):
+        dice = step.kind in ("roll", "expect roll")  # these leave a pending roll for the step
+        while state.current_player() == CHANCE and (not dice or state.prompt() in ("draw", "shuffle")):
             self.act(state.sample_chance(self.rng))
 
     def check_invariants(self, when: str) -> None:
@@ -510,15 +468,30 @@ class _Runner:
         self.check_invariants(f"after line {self.step.line}")
 
     def _draw(self, step: Step) -> None:
+        kinds = {kind.name for kind in self.game.kinds}
+        names: list[str] = []
+        kind = None
+        for count, name, quoted in _draw_items(self.scenario.path, step.line, step.arg):
+            first = name.split(" ", 1)[0]
+            if not quoted and first not in kinds and kind is not None:
+                name = f"{kind} {name}"  # `ox 3, 17`: the kind carries over
+            kind = name.split(" ", 1)[0]
+            names += [name] * count
+        for position, name in enumerate(names):
+            which = f" (piece {position + 1} of {len(names)} on the line)" if len(names) > 1 else ""
+            self.draw_one(name, which, "," in step.arg and '"' not in step.arg)
+
+    def draw_one(self, name: str, which: str, has_comma: bool) -> None:
         state = self.state
         if self.faulted_at is not None:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
-            self.fail("a draw was scripted, but no draw or shuffle is pending")
-        found = [p for p in state.legal_actions() if state.describe_piece(p) == step.arg]
+            self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending")
+        found = [p for p in state.legal_actions() if state.describe_piece(p) == name]
         if not found:
-            self.fail(f"no piece `{step.arg}` to draw")
-        self.act(found[0])
+            hint = " (a name with a comma goes in double quotes)" if has_comma else ""
+            self.fail(f"no piece `{name}` to draw{which}{hint}")
+        self.act(found[0])  # pieces with one name are alike: any of them is the same draw
 
     def _roll(self, step: Step) -> None:
         state = self.state
@@ -561,7 +534,7 @@ class _Runner:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         player = self.state.current_player()
         if player == CHANCE:
-            self.fail("a decision was expected, but a roll is pending")
+            self.fail(f"a decision was expected, but {self.chance_pending()} is pending")
         if player == TERMINAL:
             self.fail("a decision was expected, but the game is over")
         return self.action_texts()
@@ -576,7 +549,7 @@ class _Runner:
             return
         found = match_actions(texts, step.arg)
         if not found:
-            self.fail(f"no legal action matches `{step.arg}`")
+            self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
         if len(found) > 1:
             self.fail(f"`{step.arg}` is ambiguous: it matches " + ", ".join(f"#{i} `{texts[i]}`" for i in found))
         self.act(found[0])
@@ -584,19 +557,22 @@ class _Runner:
     def _expect_options(self, step: Step) -> None:
         texts = self._need_decision()
         patterns = [p.strip() for p in step.arg.split("|") if p.strip()]
-        used: set[int] = set()
+        used: dict[int, str] = {}
         for pattern in patterns:
             found = match_actions(texts, pattern)
             if len(found) != 1:
                 self.fail(f"`{pattern}` should match exactly one legal action, but it matches {len(found)}")
-            used.update(found)
+            if found[0] in used:
+                self.fail(f"`{pattern}` and `{used[found[0]]}` match the same legal action `{texts[found[0]]}`")
+            used[found[0]] = pattern
         extra = [texts[i] for i in range(len(texts)) if i not in used]
         if extra:
             self.fail("more legal actions than expected: " + ", ".join(f"`{t}`" for t in extra))
 
     def _expect_option(self, step: Step) -> None:
-        if not match_actions(self._need_decision(), step.arg):
-            self.fail(f"no legal action matches `{step.arg}`")
+        texts = self._need_decision()
+        if not match_actions(texts, step.arg):
+            self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
 
     def _expect_no_option(self, step: Step) -> None:
         texts = self._need_decision()
@@ -607,13 +583,22 @@ class _Runner:
     def _expect_player(self, step: Step) -> None:
         player = self.state.current_player()
         if str(player) != step.arg.strip():
-            who = "a roll is pending" if player == CHANCE else "the game is over" if player == TERMINAL \
+            who = f"{self.chance_pending()} is pending" if player == CHANCE else "the game is over" if player == TERMINAL \
                 else f"seat {player} is to decide"
             self.fail(f"seat {step.arg} should be to decide, but {who}")
 
+    def chance_pending(self) -> str:
+        """`a roll`, `a draw` or `a shuffle`: the pending chance node, as a step names it."""
+        prompt = self.state.prompt()
+        return f"a {prompt}" if prompt in ("draw", "shuffle") else "a roll"
+
     def _expect_roll(self, step: Step) -> None:
-        if self.state.current_player() != CHANCE:
+        if self.state.current_player() != CHANCE or self.chance_pending() != "a roll":
             self.fail("a roll should be pending")
+
+    def _expect_draw(self, step: Step) -> None:
+        if self.state.current_player() != CHANCE or self.chance_pending() == "a roll":
+            self.fail("a draw or a shuffle should be pending")
 
     def _expect_game_over(self, step: Step) -> None:
         if not self.state.is_terminal():
@@ -650,16 +635,18 @@ class _Runner:
             self.step = Step(number, "event", text, text)
             if text.startswith("not:"):
                 unwanted = text[len("not:"):].strip()
-                hits = [line for line in lines if unwanted in line]
+                words = _words(unwanted)
+                hits = [line for line in lines if re.search(words, line)]
                 if hits:
                     self.fail(f"no trace line should contain `{unwanted}`, but this one does:\n    {hits[0]}")
                 continue
+            words = _words(text)
             for index in range(position, len(lines)):
-                if text in lines[index]:
+                if re.search(words, lines[index]):
                     position = index + 1
                     break
             else:
-                earlier = any(text in line for line in lines[:position])
+                earlier = any(re.search(words, line) for line in lines[:position])
                 self.fail(f"no trace line after the previous match contains `{text}`"
                           + (" (it appears earlier: check the order)" if earlier else ""))
 

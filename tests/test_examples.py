@@ -3,6 +3,7 @@ examples/README.md, and examples/play_with_bot.py."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import subprocess
@@ -88,14 +89,101 @@ def test_readme_steps_compile_and_play(tmp_path):
         play_random(game.new_initial_state(2), random.Random(number))
 
 
-def test_readme_shows_the_typo_diagnostic_as_printed(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    text = PIG.read_text(encoding="utf-8").replace("+= turn_total", "+= turn_totl")
-    Path("pig.rules").write_text(text, encoding="utf-8")
-    game, diagnostics = rulelang.analyse("pig.rules")
-    assert game is None and len(diagnostics) == 1
-    shown = [block for block in readme_blocks("text") if "turn_totl" in block]
-    assert shown and shown[0].startswith(render_full(diagnostics[0]) + "\n")
+# ---------------------------------------------------------------------- output quoted in the README
+# Every ```text block of examples/README.md is the output of a command the README gives; each
+# case below runs that command in a folder laid out as the README's reader has it, and finds
+# the block in the output, line for line. Only the log's time stamp and the speed of
+# `simulate` are normalised. A line `...` in a block ends what is compared.
+
+MISTAKES = {"typo": ("+= turn_total", "+= turn_totl"),
+            "whose": ("score of player += turn_total", "score += turn_total"),
+            "colon": ("    rule bank:", "    rule bank")}
+STEP_1 = ["run", "pig.rules", "--seats", "mc,mc", "--seed", "1", "--fast"]
+BOARD = ["run", "examples/pig.rules", "--seats", "mc,random", "--seed", "7", "--fast"]
+SIMULATE = ["simulate", "examples/pig.rules", "--games", "500", "--players", "3", "--seed", "1"]
+QUOTED = {  # a line of the block that names it: (the pig.rules of the folder, the command)
+    "[one_die, pig.rules:10]": ("step 1", STEP_1),
+    "to play": ("examples", BOARD),
+    "options: defaults": ("examples", SIMULATE),
+    "options: target=50": ("examples", [*SIMULATE, "--option", "target=50"]),
+    "turn_totl": ("typo", ["lint", "pig.rules"]),
+    "say whose": ("whose", ["lint", "pig.rules"]),
+    "error[E001]": ("colon", ["lint", "pig.rules"]),
+}
+
+
+def lay_out(folder: Path, what: str) -> None:
+    """The reader's folder: their own pig.rules (a step, or pig.rules with a mistake), or a
+    copy of examples/pig.rules where the README runs it from the root of the checkout."""
+    if what == "examples":
+        (folder / "examples").mkdir()
+        (folder / "examples" / "pig.rules").write_text(PIG.read_text(encoding="utf-8"), encoding="utf-8")
+    elif what == "step 1":
+        (folder / "pig.rules").write_text(readme_blocks("rules")[0], encoding="utf-8")
+    else:
+        right, wrong = MISTAKES[what]
+        text = PIG.read_text(encoding="utf-8")
+        assert text.count(right) == 1
+        (folder / "pig.rules").write_text(text.replace(right, wrong), encoding="utf-8")
+
+
+def run_quietly(command: list[str], folder: Path) -> str:
+    """Stdout and stderr in the order written, as a reader's terminal shows them."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    result = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, timeout=600, env=env)
+    return result.stdout
+
+
+def normalised(text: str) -> list[str]:
+    text = re.sub(r"(logs/[\w.-]+?)-\d{8}-\d{6}[\w-]*\.jsonl", r"\1-....jsonl", text)
+    text = re.sub(r"^[\d.]+ games/s \([\d.]+ s\)$", "N games/s (N s)", text, flags=re.M)
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def assert_quoted(block: str, output: str) -> None:
+    wanted = normalised(block)
+    if "..." in wanted:
+        wanted = wanted[:wanted.index("...")]
+    got = normalised(output)
+    starts = [i for i in range(len(got) - len(wanted) + 1) if got[i:i + len(wanted)] == wanted]
+    assert starts, "the README quotes:\n" + "\n".join(wanted) + "\n\nbut the command prints:\n" \
+        + "\n".join(got[:60])
+
+
+def test_every_quoted_output_is_checked():
+    for block in readme_blocks("text"):
+        assert sum(marker in block for marker in QUOTED) == 1, f"no case of QUOTED runs this block:\n{block}"
+    readme = README.read_text(encoding="utf-8")
+    for marker, (_, command) in QUOTED.items():
+        if command[0] != "lint":
+            assert "rulelang " + " ".join(command) in readme, f"the README does not give the command of `{marker}`"
+
+
+@pytest.mark.parametrize("marker", list(QUOTED))
+def test_readme_output_is_what_the_command_prints(marker, tmp_path):
+    what, command = QUOTED[marker]
+    lay_out(tmp_path, what)
+    block = next(b for b in readme_blocks("text") if marker in b)
+    assert_quoted(block, run_quietly([sys.executable, "-m", "rulelang", *command], tmp_path))
+
+
+def test_readme_python_prints_the_first_report(tmp_path):
+    lay_out(tmp_path, "typo")
+    code = next(b for b in readme_blocks("sh") if b.startswith('python -c "'))
+    program = code[len('python -c "'):code.rindex('"')]
+    report = next(b for b in readme_blocks("text") if "turn_totl" in b)
+    printed = run_quietly([sys.executable, "-c", program], tmp_path)
+    assert printed.rstrip("\n") == report.split("\n\n")[0]
+
+
+def test_readme_lint_says_clean(tmp_path):
+    """`rulelang lint pig.rules   # 0 errors, 0 warnings` at step 1 and for the finished game."""
+    lay_out(tmp_path, "step 1")
+    lay_out(tmp_path, "examples")
+    for rules in ("pig.rules", "examples/pig.rules"):
+        assert run_quietly([sys.executable, "-m", "rulelang", "lint", rules], tmp_path) == "0 errors, 0 warnings\n"
 
 
 @pytest.mark.parametrize("args", [[], ["games/pickomino.rules", "--players", "3"]])

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from rulelang.scenario import ScenarioError, load_scenario, run_scenario
+from rulelang.scenario import (
+    HEADERS,
+    SECTIONS,
+    STEP_KINDS,
+    ScenarioError,
+    _draw_items,
+    load_scenario,
+    run_scenario,
+)
 
 ROOT = Path(__file__).parent
 SCENARIOS = sorted((ROOT / "scenarios").rglob("*.scenario"))
@@ -190,3 +199,82 @@ xfail: the engine gets X wrong (reported in /tmp/core-bugs/scenarios.md)
     marks = _case(path).marks
     assert len(marks) == 1 and marks[0].name == "xfail"
     assert marks[0].kwargs == {"reason": load_scenario(path).xfail, "strict": True}
+
+
+HIGH_CARD = ROOT / "scenarios" / "engine" / "high-card.rules"
+
+
+def test_one_draw_line_deals_several_pieces(tmp_path: Path) -> None:
+    path = _write(tmp_path, f"""# a deal in two lines
+game: {HIGH_CARD}
+players: 2
+steps:
+    draw numbered 10, 1, numbered 2    # the kind carries over
+    expect draw
+    draw 2 x numbered 9, 7             # `9` again is an error below
+""")
+    result = run_scenario(path)
+    assert "no piece `numbered 9` to draw (piece 2 of 3 on the line)" in result.message
+    good = _write(tmp_path, f"""# a deal in two lines
+game: {HIGH_CARD}
+players: 2
+steps:
+    draw numbered 10, 1, numbered 2
+    draw numbered 9, 8, 7
+expect:
+    sum(played of seat(0), number) == 13
+""", "good.scenario")
+    assert run_scenario(good).passed, run_scenario(good).message
+
+
+def test_draw_items_are_read_with_counts_and_quotes(tmp_path: Path) -> None:
+    assert _draw_items("f", 1, '2 x ox 5, "warning a 3, 4 or 5",7') == [
+        (2, "ox 5", False), (1, "warning a 3, 4 or 5", True), (1, "7", False)]
+    for bad in ("ox 1,, ox 2", "ox 1,", '"ox 1" 2', "0 x ox 1"):
+        with pytest.raises(ScenarioError, match=":1: "):
+            _draw_items("f", 1, bad)
+
+
+def test_a_pattern_matches_whole_words(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# words
+game: GAMES/pickomino.rules
+steps:
+    roll worm worm worm worm 4 4 4 1
+    expect no option: wor
+    choose wor
+""")
+    result = run_scenario(path)
+    assert "no legal action matches `wor` (it is inside a word of `set aside: worm`" in result.message
+
+
+def test_expect_roll_and_draw_with_a_seed(tmp_path: Path) -> None:
+    path = _write(tmp_path, f"""# a roll is not a draw
+game: {HIGH_CARD}
+players: 2
+steps:
+    expect draw
+    expect roll
+""")
+    assert f"{path}:6: a roll should be pending" in run_scenario(path).message
+    seeded = _write(tmp_path, """# with a seed, expect roll leaves the roll pending
+game: GAMES/pickomino.rules
+seed: 3
+steps:
+    expect roll
+    roll worm worm worm worm 4 4 4 1
+    expect player: 0
+""", "seeded.scenario")
+    assert run_scenario(seeded).passed, run_scenario(seeded).message
+
+
+def test_the_docs_list_every_header_section_and_step() -> None:
+    doc = (ROOT.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    part = doc[doc.index("\n## 6. Scenario files"):]
+    part = part[:part.find("\n## ", 1)] if "\n## " in part[1:] else part
+    for header in HEADERS:
+        assert f"`{header}: " in part, f"docs/language.md Part 6 does not describe `{header}:`"
+    for section in SECTIONS:
+        assert f"`{section}:`" in part, f"docs/language.md Part 6 does not describe `{section}:`"
+    for step in STEP_KINDS:
+        assert re.search(rf"^\| `{re.escape(step)}[` ]", part, re.M), \
+            f"the table of steps in docs/language.md Part 6 has no row for `{step}`"
