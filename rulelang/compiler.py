@@ -908,8 +908,14 @@ class _Code:
             raise CompileError
         kind_index, kind_def = self.compiler.kind_defs[stmt.kind]
         if stmt.count is not None and not kind_def.is_die and len(kind_def.pieces) > 1:
-            self.error("E303", f"`{stmt.kind}` has a piece for each of its values; a count cannot apply", stmt,
-                       help=f"write `create {stmt.kind} in ...` to make all of them")
+            if len(set(kind_def.pieces)) == 1:  # `count N`: N identical pieces
+                self.error("E303", f"`{stmt.kind}` is declared with `count {len(kind_def.pieces)}`: `create` makes "
+                           "all of them, and a count cannot apply", stmt,
+                           help=f"write `create {stmt.kind} in ...`, or declare `{stmt.kind}` without `count` "
+                           f"and write `create N {stmt.kind} in ...`")
+            else:
+                self.error("E303", f"`{stmt.kind}` has a piece for each of its values; a count cannot apply", stmt,
+                           help=f"write `create {stmt.kind} in ...` to make all of them")
             raise CompileError
         count = "None"
         limit = self.compiler.limits.pieces
