@@ -999,7 +999,8 @@ class ExpressionCompiler:
         literal = key.value if isinstance(key, n.Literal) else \
             -key.operand.value if isinstance(key, n.Negate) and isinstance(key.operand, n.Literal) \
             and key.operand.value.__class__ is int else \
-            key.id if isinstance(key, n.Name) and key.id in counter.keys and scope.lookup(key.id) is None else key
+            key.id if isinstance(key, n.Name) and scope.lookup(key.id) is None and (
+                key.id in counter.keys or not self._is_declared(key.id, scope)) else key
         if literal is not key:
             if literal.__class__ is not bool and literal in counter.keys:
                 return str(counter.keys.index(literal))

@@ -1002,7 +1002,7 @@ class _Code:
         if counter.per_player:
             if target.owner is None:
                 self.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
-                           help=f"write `{target.name} of player`")
+                           help=f"write `{target.name}{'[...]' if counter.keys else ''} of player`")
                 raise CompileError
             owner = self.code_of(target.owner, scope)
             if owner.kind not in ("player", "any"):
@@ -1011,6 +1011,10 @@ class _Code:
                 raise CompileError
             index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {owner.code}"
         else:
+            if target.owner is not None and counter.keys:
+                self.error("E201", f"`{target.name}` is a shared counter; it has no owner", target,
+                           help=f"write just `{target.name}[...]`")
+                raise CompileError
             index = f"{counter.ordinal} + {place}"
         if stmt.op != "=" and value.kind not in ("int", "any", "label"):
             self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
