@@ -295,7 +295,7 @@ def _key(st, positions: dict, key, name: str) -> int:
     """The place of a key among a counter's keys (computed keys are checked here)."""
     position = None if key.__class__ in (bool, list) else positions.get(key)
     if position is None:
-        raise ValueError(f"`{name}` has no key {shown(key)} (its keys: {keys_text(tuple(positions))})")
+        raise ValueError(f"`{name}` has no key `{shown(key)}` (its keys: {keys_text(tuple(positions))})")
     return position
 
 
@@ -1004,7 +1004,7 @@ class ExpressionCompiler:
         if literal is not key:
             if literal.__class__ is not bool and literal in counter.keys:
                 return str(counter.keys.index(literal))
-            self.error("E203", f"`{counter.name}` has no key {shown(literal)}", key,
+            self.error("E203", f"`{counter.name}` has no key `{shown(literal)}`", key,
                        help=f"its keys are {keys_text(counter.keys)}")
             raise CompileError
         value = self.code(key, scope, slots)

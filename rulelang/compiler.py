@@ -578,7 +578,7 @@ class Compiler(ExpressionCompiler):
                            "for a value nobody sees")
             repeated = [k for k, times in collections.Counter(c.keys).items() if times > 1]
             if repeated:
-                self.error("E303", f"counter `{c.name}` has the key {repeated[0]} more than once", c,
+                self.error("E303", f"counter `{c.name}` has the key `{shown(repeated[0])}` more than once", c,
                            help="each key names one value: list it once")
             result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span, keys=c.keys))
         return tuple(result)
