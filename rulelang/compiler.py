@@ -1193,8 +1193,8 @@ class _Code:
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         describe, to_json = _describer(element), _jsoner(element)
-        if stmt.label is not None:
-            describe = self._label(stmt.label, scope, slot)
+        if stmt.label is not None:  # like the condition, the label sees the option as `it` too
+            describe = self._label(stmt.label, Scope(scope, element=(f"fr[{slot}]", element)), slot)
         then = None
         if stmt.then is not None:
             then, describe, to_json = self._then_choose(stmt, scope, describe, to_json)

@@ -308,7 +308,7 @@ class HiddenValues:
             self._assign(env, stmt.var, _level(items.level), pc)
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
-            options = self.expr(stmt.options, env, None)
+            options = first = self.expr(stmt.options, env, None)
             level = options.level
             if stmt.where is not None:
                 level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
@@ -324,7 +324,7 @@ class HiddenValues:
                 self._assign(env, then.var, _level(level), pc)
                 self._assign(env, stmt.var, _level(level), pc)
             if stmt.label is not None:  # a label read from what some seat cannot see is as private
-                level = max(level, self.expr(stmt.label, env, None).level)
+                level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
             self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, max(pc, level))
