@@ -16,7 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
-from .engine_values import shown
+from .engine_values import keys_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -318,14 +318,6 @@ def _seat_text(seat) -> str:
 
 def _named_by(way, value) -> str:
     return "none" if value is None else way(value)
-
-
-def keys_text(keys: tuple) -> str:
-    """A counter's keys in a message: `2 to 12`, or the first of them, listed."""
-    if len(keys) > 2 and all(k.__class__ is int for k in keys) and list(keys) == list(range(keys[0], keys[-1] + 1)):
-        return f"{keys[0]} to {keys[-1]}"
-    listed = ", ".join(map(shown, keys[:12]))
-    return listed + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
 
 
 def key_kind(keys: tuple) -> str:

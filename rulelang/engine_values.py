@@ -147,3 +147,10 @@ class PieceTable:
         self.by_kind = by_kind
         self.names = names
 
+
+def keys_text(keys: tuple) -> str:
+    """A counter's keys in a message: `2 to 12`, or the first of them, listed."""
+    if len(keys) > 2 and all(k.__class__ is int for k in keys) and list(keys) == list(range(keys[0], keys[-1] + 1)):
+        return f"{keys[0]} to {keys[-1]}"
+    listed = ", ".join(map(shown, keys[:12]))
+    return listed + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
