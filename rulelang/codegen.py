@@ -963,6 +963,12 @@ class ExpressionCompiler:
             raise CompileError
         # A per-player zone or counter of seat s is laid out at base + ordinal * players + s.
         base = f"st.{what}_base + {declared.ordinal} * st.n"
+        if not is_zone and declared.keys:  # one player's values, in the keys' order: every n-th place
+            o = self.fresh("o")
+            end = f"st.counter_base + {declared.ordinal + declared.width} * st.n"
+            if owner.kind == "players":
+                return Expr(f"[st.counters[{base} + {o}:{end} + {o}:st.n] for {o} in {owner.code}]", "values", True)
+            return Expr(f"(lambda {o}: st.counters[{base} + {o}:{end} + {o}:st.n])({owner.code})", "values", True)
         if owner.kind == "players":
             p = self.fresh("p")
             if is_zone:
@@ -970,12 +976,6 @@ class ExpressionCompiler:
             return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
-        if declared.keys:  # one player's values, in the keys' order: every n-th place
-            o = self.fresh("o")
-            end = f"st.counter_base + {declared.ordinal + declared.width} * st.n"
-            if owner.kind == "players":
-                return Expr(f"[st.counters[{base} + {o}:{end} + {o}:st.n] for {o} in {owner.code}]", "values", True)
-            return Expr(f"(lambda {o}: st.counters[{base} + {o}:{end} + {o}:st.n])({owner.code})", "values", True)
         return Expr(f"st.counters[{base} + {owner.code}]", "int")
 
     def keyed_counter(self, node, scope):
