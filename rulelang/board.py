@@ -21,13 +21,15 @@ class Board:
     """Storage and effects: the State's pieces, zones and counters."""
 
     def _init_counters(self) -> None:
-        shared = [c for c in self.game.counters if not c.per_player]
-        per_player = [c for c in self.game.counters if c.per_player]
+        places = self.game.counter_places
+        shared = places[:self.counter_base]
         values: list = []
         self.counters = values  # filled as it goes: a start value may read an earlier counter
-        for c in shared + [c for c in per_player for _ in range(self.n)]:
+        for i, key in shared + tuple(place for place in places[self.counter_base:] for _ in range(self.n)):
+            c = self.game.counters[i]
             try:
-                values.append(self._checked_number(c.initial(self, []), "the number"))
+                frame = [c.keys[key]] if key >= 0 else []  # a counter with keys: the start value may read its key
+                values.append(self._checked_number(c.initial(self, frame), "the number"))
             except Exception as error:  # a fault in a start value: name the counter
                 raise RuntimeFault(Diagnostic(
                     _code_of(error), f"the start value of counter `{c.name}` cannot be worked out: "
@@ -300,7 +302,15 @@ class Board:
 
     def counter_of(self, index: int) -> tuple[m.CounterDef, int | None]:
         """The definition of a counter slot, and its owner's seat (None when shared)."""
+        counter, _, owner = self.counter_place(index)
+        return counter, owner
+
+    def counter_place(self, index: int) -> tuple[m.CounterDef, int, int | None]:
+        """The definition of a counter slot, the position of its key (-1 for a counter without
+        keys), and its owner's seat (None when shared)."""
         if index < self.counter_base:
-            return self.game.counters[index], None
-        ordinal, owner = divmod(index - self.counter_base, self.n)
-        return self.game.counters[self.counter_base + ordinal], owner
+            i, key = self.game.counter_places[index]
+            return self.game.counters[i], key, None
+        place, owner = divmod(index - self.counter_base, self.n)
+        i, key = self.game.counter_places[self.counter_base + place]
+        return self.game.counters[i], key, owner

@@ -16,6 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
+from .engine_values import keys_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -28,7 +29,7 @@ BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "roun
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs",
-             "range")
+             "range", "keys", "product", "text")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -287,7 +288,42 @@ _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a 
 
 
 def _listify(value):
-    return value if isinstance(value, list) else [] if value is None else [value]
+    return value if value.__class__ is list or value.__class__ is tuple else [] if value is None else [value]
+
+
+def _key(st, positions: dict, key, name: str) -> int:
+    """The place of a key among a counter's keys (computed keys are checked here)."""
+    position = None if key.__class__ in (bool, list) else positions.get(key)
+    if position is None:
+        raise ValueError(f"`{name}` has no key `{shown(key)}` (its keys: {keys_text(tuple(positions))})")
+    return position
+
+
+def _product(st, *lists):
+    """`product(A, B, ...)`: every tuple of one item of A, one of B...; its length counts as work."""
+    size = 1
+    for items in lists:
+        size *= len(items)
+    _items(st, range(size))
+    return list(itertools.product(*lists))
+
+
+def _text(*parts) -> str:
+    return "".join(parts)
+
+
+def _seat_text(seat) -> str:
+    return f"player {seat + 1}"
+
+
+def _named_by(way, value) -> str:
+    return "none" if value is None else way(value)
+
+
+def key_kind(keys: tuple) -> str:
+    """The type of a counter's keys: numbers, labels, or both."""
+    kinds = {"int" if k.__class__ is int else "label" for k in keys}
+    return kinds.pop() if len(kinds) == 1 else "any"
 
 
 def _truthy(value):
@@ -476,6 +512,7 @@ _first_of_pair = operator.itemgetter(0)
 
 HELPERS = {name: value for name, value in globals().items()
            if name.startswith("_") and callable(value) and not name.startswith("__")}
+HELPERS["_shown"] = shown
 
 
 def _children(node: n.Node):
@@ -494,11 +531,14 @@ def a_kind(kind: str) -> str:
              "none": "none", "piece": "a piece", "pieces": "a collection of pieces", "zone": "a zone",
              "zones": "the pieces of several zones", "zonelist": "a list of zones",
              "values": "a list of values", "player": "a player",
-             "players": "a list of players", "subsets": "a list of groups", "any": "a value"}
+             "players": "a list of players", "subsets": "a list of groups", "any": "a value",
+             "tuple": "a tuple"}
     return words.get(kind, kind)
 
 
 def collection_type(kind: str) -> str:
+    if kind == "tuple":
+        return "values"
     if kind in ("zone", "zones", "piece"):
         return "pieces"
     if kind == "player":
@@ -625,7 +665,7 @@ class ExpressionCompiler:
         if e.kind == "zones":
             z, x = self.fresh("z"), self.fresh("x")
             return f"_items(st, [{x} for {z} in {e.code} for {x} in st.zones[{z}]])"
-        if e.kind in ("pieces", "values", "players", "subsets", "zonelist"):
+        if e.kind in ("pieces", "values", "players", "subsets", "zonelist", "tuple"):
             return e.code
         return f"_listify({e.code})"
 
@@ -704,6 +744,10 @@ class ExpressionCompiler:
                 frozenset({"zone"}): "zonelist"}.get(frozenset(kinds), "values")
         return Expr(f"_compact({', '.join(p.code for p in parts)})", kind, True)
 
+    def _x_TupleExpr(self, node, scope, slots):
+        parts = [self.code(item, scope, slots) for item in node.items]
+        return Expr(f"({', '.join(p.code for p in parts)},)", "tuple", True)
+
     def _x_Name(self, node, scope, slots):
         name = node.id
         local = scope.lookup(name)
@@ -754,8 +798,10 @@ class ExpressionCompiler:
                 self.error("E202", f"`{name}` is a counter of each player; say whose", node,
                            help=f"write `{name} of player`")
                 raise CompileError
+            if counter.keys:  # the values, in the keys' order
+                return Expr(f"st.counters[{counter.ordinal}:{counter.ordinal + counter.width}]", "values", True)
             return Expr(f"st.counters[{counter.ordinal}]", "int")
-        if name in self.face_labels:
+        if name in self.face_labels or name in self.key_labels:
             return Expr(self.constant(name), "label", True)
         if name == "it":
             self.error("E101", "`it` is used outside a `where` filter", node,
@@ -773,7 +819,8 @@ class ExpressionCompiler:
 
     def _known_names(self, scope: Scope) -> list[str]:
         names = list(scope.all_names()) + list(BUILTIN_NAMES)
-        for table in (self.options, self.defines, self.zones, self.kinds, self.counters, self.face_labels):
+        for table in (self.options, self.defines, self.zones, self.kinds, self.counters, self.face_labels,
+                      self.key_labels):
             names.extend(table)
         if scope.element is not None:
             names.extend(self.attributes)
@@ -948,6 +995,8 @@ class ExpressionCompiler:
 
     def _x_Of(self, node, scope, slots):
         left = node.left
+        if self.keyed_counter(left, scope) is not None:
+            return self._counter_entry_expr(left, node.right, scope, slots)
         if isinstance(left, n.Name) and left.id not in self.zones and left.id not in self.counters \
                 and not self._is_declared(left.id, scope):
             self.error("E101", f"unknown name `{left.id}`", left,
@@ -973,6 +1022,12 @@ class ExpressionCompiler:
             raise CompileError
         # A per-player zone or counter of seat s is laid out at base + ordinal * players + s.
         base = f"st.{what}_base + {declared.ordinal} * st.n"
+        if not is_zone and declared.keys:  # one player's values, in the keys' order: every n-th place
+            o = self.fresh("o")
+            end = f"st.counter_base + {declared.ordinal + declared.width} * st.n"
+            if owner.kind == "players":
+                return Expr(f"[st.counters[{base} + {o}:{end} + {o}:st.n] for {o} in {owner.code}]", "values", True)
+            return Expr(f"(lambda {o}: st.counters[{base} + {o}:{end} + {o}:st.n])({owner.code})", "values", True)
         if owner.kind == "players":
             p = self.fresh("p")
             if is_zone:
@@ -981,6 +1036,56 @@ class ExpressionCompiler:
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
         return Expr(f"st.counters[{base} + {owner.code}]", "int")
+
+    def keyed_counter(self, node, scope):
+        """The counter with keys that `NAME[KEY]` reads, or None when it reads something else."""
+        if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and scope.lookup(node.obj.id) is None \
+                and node.obj.id in self.counters and self.counter_defs[node.obj.id].keys:
+            return self.counter_defs[node.obj.id]
+        return None
+
+    def counter_key(self, counter, key: n.Node, scope, slots) -> str:
+        """Source of the place of a key among the counter's keys: a literal key is checked here
+        (E203), a computed one when it is used (a fault naming the rule)."""
+        literal = key.value if isinstance(key, n.Literal) else \
+            -key.operand.value if isinstance(key, n.Negate) and isinstance(key.operand, n.Literal) \
+            and key.operand.value.__class__ is int else \
+            key.id if isinstance(key, n.Name) and scope.lookup(key.id) is None and (
+                key.id in counter.keys or not self._is_declared(key.id, scope)) else key
+        if literal is not key:
+            if literal.__class__ is not bool and literal in counter.keys:
+                return str(counter.keys.index(literal))
+            self.error("E203", f"`{counter.name}` has no key `{shown(literal)}`", key,
+                       help=f"its keys are {keys_text(counter.keys)}")
+            raise CompileError
+        value = self.code(key, scope, slots)
+        positions = self.constant({k: i for i, k in enumerate(counter.keys)})
+        return f"_key(st, {positions}, {value.code}, {self.constant(counter.name)})"
+
+    def _counter_entry_expr(self, node: n.Index, owner_node, scope, slots) -> Expr:
+        """`climbed[7] of player`, `claimed[c]`: one entry of a counter with keys."""
+        counter = self.keyed_counter(node, scope)
+        if counter.per_player and owner_node is None:
+            self.error("E202", f"`{counter.name}` is a counter of each player; say whose", node,
+                       help=f"write `{counter.name}[...] of player`")
+            raise CompileError
+        if not counter.per_player and owner_node is not None:
+            self.error("E201", f"`{counter.name}` is a shared counter; it has no owner", node,
+                       help=f"write just `{counter.name}[...]`")
+            raise CompileError
+        position = self.counter_key(counter, node.index, scope, slots)
+        if owner_node is None:
+            return Expr(f"st.counters[{counter.ordinal} + {position}]", "any")
+        owner = self.code(owner_node, scope, slots)
+        base = f"st.counter_base + ({counter.ordinal} + {position}) * st.n"
+        if owner.kind == "players":
+            p = self.fresh("p")
+            return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
+        if owner.kind not in ("player", "any"):
+            self.error("E201", f"`{counter.name}[...] of ...` needs a player or players, not {a_kind(owner.kind)}",
+                       owner_node)
+            raise CompileError
+        return Expr(f"st.counters[{base} + {owner.code}]", "any")
 
     def _carried_zone(self, zone, carrier: Expr, node) -> Expr:
         """`perch of t`: the zone a piece carries; of several pieces, their zones."""
@@ -1038,7 +1143,7 @@ class ExpressionCompiler:
         if op in ("in", "not in"):
             left = self.code(node.left, scope, slots)
             right = self.code(node.right, scope, slots)
-            if right.kind not in COLLECTIONS and right.kind != "any":
+            if right.kind not in COLLECTIONS and right.kind not in ("any", "tuple"):
                 self.error("E201", f"`{op}` needs a collection on its right, not {a_kind(right.kind)}", node.right)
                 raise CompileError
             return Expr(f"({left.code} {op} _items(st, {self.as_list(right)}))", "bool", True)
@@ -1089,9 +1194,43 @@ class ExpressionCompiler:
         return Expr(f"({left.code} {op} {right.code})", "int", left.safe and right.safe)
 
     def _x_Index(self, node, scope, slots):
+        if self.keyed_counter(node, scope) is not None:
+            return self._counter_entry_expr(node, None, scope, slots)
         items, kind = self.collection_code(node.obj, scope, slots)
         index = self.code(node.index, scope, slots)
         return Expr(f"_at({items}, {index.code})", SINGLE_FOR.get(kind, "any"))
+
+    def _value_call(self, name: str, node, scope, slots) -> Expr:
+        """`keys(COUNTER)`, `product(A, B, ...)` and `text(...)`: tuples and labels."""
+        args = node.args
+        if name == "keys":
+            counter = self.counter_defs.get(args[0].id) if len(args) == 1 and isinstance(args[0], n.Name) \
+                and scope.lookup(args[0].id) is None else None
+            if counter is None or not counter.keys:
+                self.error("E201" if len(args) == 1 else "E104", "`keys` takes the name of a counter with keys",
+                           args[0] if len(args) == 1 else node,
+                           help="declare one with `counter NAME: per player, for each KEY in ... = 0`")
+                raise CompileError
+            return Expr(f"list({self.constant(counter.keys)})", "values", True)
+        if name == "product":
+            if len(args) < 2:
+                self.error("E104", f"`product` takes 2 or more argument(s), not {len(args)}", node)
+                raise CompileError
+            lists = []
+            for arg in args:
+                e = self.code(arg, scope, slots)
+                if e.kind not in COLLECTIONS and e.kind not in ("any", "tuple"):
+                    self.error("E201", f"`product` needs collections, not {a_kind(e.kind)}", arg)
+                    raise CompileError
+                lists.append(self.as_list(e))
+            return Expr(f"_product(st, {', '.join(lists)})", "values", True)
+        parts = []
+        for arg in args:  # each part as the trace shows it: pieces and players by name
+            e = self.code(arg, scope, slots)
+            way = {"piece": "st.describe_piece", "pieces": "st.describe_group", "zone": "st.zone_name",
+                   "player": "_seat_text"}.get(e.kind)
+            parts.append(f"_shown({e.code})" if way is None else f"_named_by({way}, {e.code})")
+        return Expr(f"_text({', '.join(parts)})", "str", True)
 
     def _x_Call(self, node, scope, slots):
         name = node.func
@@ -1108,6 +1247,8 @@ class ExpressionCompiler:
                        help=self.suggest(name, list(FUNCTIONS) + list(self.defines)))
             raise CompileError
         args = node.args
+        if name in ("keys", "product", "text"):
+            return self._value_call(name, node, scope, slots)
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
                  "subsets": (1, 1), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
                  "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),

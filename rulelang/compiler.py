@@ -3,6 +3,7 @@ expressions turned into closures, so that a step of the runtime does no lookup b
 
 from __future__ import annotations
 
+import collections
 import itertools
 import types
 from typing import Any
@@ -18,6 +19,9 @@ from .codegen import (
     TableCell,
     TooDeep,
     a_kind,
+    key_kind,
+    keys_text,
+    shown,
 )
 from .diagnostics import Diagnostic, register
 from .hidden_values import HiddenValues
@@ -51,6 +55,12 @@ expected (`move x to 3`), or `of` applied to something that is not a per-player 
 register("E202", "needs-owner", """
 A per-player zone or counter is named without saying whose: write `stack of player`,
 `stack of others` or `score of seat(0)`.
+""")
+register("E203", "unknown-key", """
+A counter with keys (`counter climbed: per player, for each column in 2 to 12 = 0`) is read or
+changed at a key it does not have: `climbed[13] of player`. The help line lists the keys. A key
+worked out while playing (`climbed[c] of player`) is checked when it is used: a fault (R503)
+naming the rule.
 """)
 register("E301", "misplaced-statement", """
 A statement stands where it has no meaning: `break` outside a loop, `game ends` outside the
@@ -114,6 +124,7 @@ class Compiler(ExpressionCompiler):
         self.rules: list[m.RuleDef] = []
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
+        self.key_labels: set[str] = set()  # the labels among counters' keys
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -348,7 +359,8 @@ class Compiler(ExpressionCompiler):
         return m.GameDef(
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
-            kinds=kinds, zones=zones, counters=counters, rules=tuple(self.rules),
+            kinds=kinds, zones=zones, counters=counters, counter_places=m.counter_places(counters),
+            rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits,
@@ -541,19 +553,34 @@ class Compiler(ExpressionCompiler):
         shared = [c for c in self.counters.values() if not c.per_player]
         per_player = [c for c in self.counters.values() if c.per_player]
         # A start value may name another counter: every counter's place is known first.
-        placed = [(c, ordinal) for group in (shared, per_player) for ordinal, c in enumerate(group)]
-        self.counter_defs = {c.name: m.CounterDef(c.name, c.per_player, None, ordinal) for c, ordinal in placed}
+        placed = []
+        for group in (shared, per_player):
+            ordinal = 0
+            for c in group:
+                placed.append((c, ordinal))
+                ordinal += len(c.keys) or 1
+        self.counter_defs = {c.name: m.CounterDef(c.name, c.per_player, None, ordinal, keys=c.keys)
+                             for c, ordinal in placed}
+        for c, _ in placed:  # a label among keys is a name, as a face label is: `box[chance]`
+            self.key_labels.update(k for k in c.keys if isinstance(k, str))
         result = []
         for c, ordinal in placed:
+            scope, slots = Scope(), Slots()
+            if c.keys:
+                scope.names[c.key_name] = (f"fr[{slots.new(c.key_name)}]", key_kind(c.keys))
             try:
-                fn, _ = self.expr(c.initial, Scope(), Slots())
+                fn, _ = self.expr(c.initial, scope, slots)
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
                 self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
                            help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
                            "for a value nobody sees")
-            result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span))
+            repeated = [k for k, times in collections.Counter(c.keys).items() if times > 1]
+            if repeated:
+                self.error("E303", f"counter `{c.name}` has the key `{shown(repeated[0])}` more than once", c,
+                           help="each key names one value: list it once")
+            result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span, keys=c.keys))
         return tuple(result)
 
     def _compile_show(self, show: n.ShowDecl) -> m.Shown | None:
@@ -967,19 +994,34 @@ class _Code:
                        or "declare variables with `let name = value`")
             raise CompileError
         counter = self.compiler.counter_defs[target.name]
+        if target.key is not None and not counter.keys:
+            self.error("E201", f"`{target.name}` is a counter without keys; it holds one value", target.key,
+                       help=f"declare keys with `counter {target.name}: ..., for each KEY in ... = ...`")
+            raise CompileError
+        if counter.keys and target.key is None:
+            self.error("E202", f"`{target.name}` holds a value for each key; say which", target,
+                       help=f"write `{target.name}[KEY]`; its keys are {keys_text(counter.keys)}")
+            raise CompileError
+        place = "0"
+        if counter.keys:
+            place = self.compiler.counter_key(counter, target.key, scope, self.slots)
         if counter.per_player:
             if target.owner is None:
                 self.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
-                           help=f"write `{target.name} of player`")
+                           help=f"write `{target.name}{'[...]' if counter.keys else ''} of player`")
                 raise CompileError
             owner = self.code_of(target.owner, scope)
             if owner.kind not in ("player", "any"):
                 self.error("E201", f"`{target.name} of ...` here needs one player, not {a_kind(owner.kind)}",
                            target.owner, help="to change every player's, use `for each p in players:`")
                 raise CompileError
-            index = f"st.counter_base + {counter.ordinal} * st.n + {owner.code}"
+            index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {owner.code}"
         else:
-            index = str(counter.ordinal)
+            if target.owner is not None and counter.keys:
+                self.error("E201", f"`{target.name}` is a shared counter; it has no owner", target,
+                           help=f"write just `{target.name}[...]`")
+                raise CompileError
+            index = f"{counter.ordinal} + {place}"
         if stmt.op != "=" and value.kind not in ("int", "any", "label"):
             self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
             raise CompileError
@@ -1161,6 +1203,8 @@ class _Code:
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         describe, to_json = _describer(element), _jsoner(element)
+        if stmt.label is not None:  # like the condition, the label sees the option as `it` too
+            describe = self._label(stmt.label, Scope(scope, element=(f"fr[{slot}]", element)), slot)
         then = None
         if stmt.then is not None:
             then, describe, to_json = self._then_choose(stmt, scope, describe, to_json)
@@ -1170,6 +1214,7 @@ class _Code:
             "describe": describe, "to_json": to_json, "otherwise": otherwise,
             "of_pieces": element == "piece",
             "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
+            "labelled": stmt.label is not None,
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
@@ -1178,6 +1223,22 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
             self.place(after)
+
+    def _label(self, node, scope, slot):
+        """`labelled EXPR`: an option's label, worked out in the choosing frame with the option
+        in the choice's slot (put back after)."""
+        label = self.compiler.function(self.code_of(node, scope).code)
+
+        def describe(st, value):
+            slots = st.frames[-1][2]
+            before, slots[slot] = slots[slot], value
+            try:
+                text = label(st, slots)
+            finally:
+                slots[slot] = before
+            return text if text.__class__ is str else shown(text)
+
+        return describe
 
     def _then_choose(self, stmt, scope, describe, to_json):
         """The parameter of a choice: its options are compiled with the first part's name in
@@ -1281,7 +1342,7 @@ def _describer(element: str):
         return lambda st, p: f"player {p + 1}"
     if element == "zone":
         return lambda st, z: st.zone_name(z)
-    return lambda st, v: str(v)
+    return lambda st, v: shown(v) if v.__class__ is tuple else str(v)
 
 
 def _jsoner(element: str):

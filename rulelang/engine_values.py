@@ -119,7 +119,20 @@ SEE_NOTHING, SEE_COUNT, SEE_PIECES = 0, 1, 2  # what a viewer sees of a zone: St
 
 def _value_text(value: Any) -> str:
     """A counter's value as the language writes it."""
-    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else shown(value)
+
+
+def shown(value) -> str:
+    """A value as the trace and the screen write it: `none`, `true`, `(7, 8)`, `chance`."""
+    if value is None:
+        return "none"
+    if value.__class__ is bool:
+        return "true" if value else "false"
+    if value.__class__ is tuple:
+        return "(" + ", ".join(map(shown, value)) + ")"
+    if value.__class__ is list and any(v.__class__ is tuple for v in value):
+        return "[" + ", ".join(map(shown, value)) + "]"
+    return str(value)
 
 
 class PieceTable:
@@ -134,3 +147,10 @@ class PieceTable:
         self.by_kind = by_kind
         self.names = names
 
+
+def keys_text(keys: tuple) -> str:
+    """A counter's keys in a message: `2 to 12`, or the first of them, listed."""
+    if len(keys) > 2 and all(k.__class__ is int for k in keys) and list(keys) == list(range(keys[0], keys[-1] + 1)):
+        return f"{keys[0]} to {keys[-1]}"
+    listed = ", ".join(map(shown, keys[:12]))
+    return listed + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import nodes as n
 from .diagnostics import CODES, did_you_mean
+from .engine_values import keys_text
 from .model import GameDef
 from .source import printable
 
@@ -256,7 +257,8 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
     for counter in game.counters:
         if counter.name == topic:
             owner = "of each player" if counter.per_player else "shared"
-            return _declared(f"counter `{counter.name}`, {owner}, {counter.visibility}", counter.span)
+            keys = f", keys {keys_text(counter.keys)}" if counter.keys else ""
+            return _declared(f"counter `{counter.name}`, {owner}{keys}, {counter.visibility}", counter.span)
     defines = tree.defines if tree is not None else {}
     if topic in defines:
         return _declared(f"define `{topic}`", defines[topic].span)
@@ -308,6 +310,7 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     lines.extend(f"  {z.name}: {zone_summary(z, game)}" for z in game.zones)
     lines.append("\ncounters:")
     lines.extend(f"  {c.name}: {'per player' if c.per_player else 'shared'}"
+                 + (f", keys {keys_text(c.keys)}" if c.keys else "")
                  + ("" if c.visibility == "public" else f", {c.visibility}") for c in game.counters)
     if not game.counters:
         lines.append("  none")

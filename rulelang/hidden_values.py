@@ -83,6 +83,9 @@ class HiddenValues:
 
     _x_EmptyLiteral = _x_Literal
 
+    def _x_TupleExpr(self, node, env, element):
+        return _level(max(self.expr(i, env, element).level for i in node.items))
+
     def _x_ListExpr(self, node, env, element):
         level = max([self.expr(i, env, element).level for i in node.items], default=PUBLIC)
         return _level(level)  # none is left out of a list: its length depends on its items too
@@ -95,7 +98,7 @@ class HiddenValues:
             return element if name == "it" else _level(element.level)
         if name == "player":
             return Value(PUBLIC, PUBLIC, True)
-        if name in _PLAYER_NAMES or name in c.options or name in c.face_labels:
+        if name in _PLAYER_NAMES or name in c.options or name in c.face_labels or name in c.key_labels:
             return _PUBLIC
         if name in c.defines:
             return self._define(c.defines[name], ())
@@ -130,10 +133,14 @@ class HiddenValues:
 
     def _x_Of(self, node, env, element):
         c = self.c
-        if not isinstance(node.left, n.Name):
+        left, key = node.left, PUBLIC
+        if isinstance(left, n.Index) and isinstance(left.obj, n.Name) and left.obj.id in c.counters:
+            left, key = left.obj, self.expr(left.index, env, element).level  # `climbed[k] of p`: which entry
+        if not isinstance(left, n.Name):
             return _WORST
         owner = self.expr(node.right, env, element)
-        name = node.left.id
+        owner = Value(max(owner.level, key), max(owner.level, key), owner.me)
+        name = left.id
         if name in c.zones:
             return self._zone(c.zones[name], owner)
         if name in c.counters:
@@ -175,6 +182,10 @@ class HiddenValues:
             return self._define(c.defines[name], tuple(self.expr(a, env, element) for a in node.args))
         if name in c.param_columns:  # `fires(d)` about each card of a condition
             return self._column(name, element or _WORST, tuple(self.expr(a, env, element) for a in node.args))
+        if name == "keys":  # a counter's keys are written in the rules
+            return _PUBLIC
+        if name in ("product", "text") and node.args:
+            return _level(max(self.expr(a, env, element).level for a in node.args))
         if not node.args:
             return _WORST
         first = self.expr(node.args[0], env, element)
@@ -297,7 +308,7 @@ class HiddenValues:
             self._assign(env, stmt.var, _level(items.level), pc)
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
-            options = self.expr(stmt.options, env, None)
+            options = first = self.expr(stmt.options, env, None)
             level = options.level
             if stmt.where is not None:
                 level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
@@ -312,6 +323,8 @@ class HiddenValues:
                 level = max(level, second)
                 self._assign(env, then.var, _level(level), pc)
                 self._assign(env, stmt.var, _level(level), pc)
+            if stmt.label is not None:  # a label read from what some seat cannot see is as private
+                level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
             self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, max(pc, level))

@@ -65,11 +65,7 @@ def _zone_visibility(state: State, index: int) -> tuple[str, int | None]:
 def counter_seers(state: State, index: int) -> int:
     """The seats that see a counter slot: `public` all, `owner only` its owner, `hidden` none."""
     everyone = (1 << state.n) - 1
-    if index < state.counter_base:
-        shared = [c for c in state.game.counters if not c.per_player]
-        return _mask(getattr(shared[index], "visibility", "public"), None, everyone)
-    ordinal, owner = divmod(index - state.counter_base, state.n)
-    counter = [c for c in state.game.counters if c.per_player][ordinal]
+    counter, owner = state.counter_of(index)
     return _mask(getattr(counter, "visibility", "public"), owner, everyone)
 
 

@@ -109,6 +109,17 @@ class Machine:
         raise RuntimeFault(self._diagnostic(
             "R503", f"`by` names {shown}, which is not a player of this game"))
 
+    def _check_labels(self, spec, options) -> None:
+        """Options are told apart by their labels (on the screen, in logs and scenarios): two
+        options with one label are a fault."""
+        seen: dict[str, Any] = {}
+        for option in options:
+            text = spec.describe(self, option)
+            if text in seen:
+                raise RuntimeFault(self._diagnostic("R503", f"`{spec.prompt}` has two options labelled "
+                                                    f"`{text}`: {_value_text(seen[text])} and {_value_text(option)}"))
+            seen[text] = option
+
     def _diagnostic(self, code: str, message: str) -> Diagnostic:
         span = None
         rule_text = ""
@@ -197,6 +208,8 @@ class Machine:
                         if self.tracing:
                             self.events.append((rule, "otherwise", a.prompt))
                         continue
+                    if a.labelled:
+                        self._check_labels(a, options)
                     chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                     self.pending = ("choose", a, options, chooser)
                     return

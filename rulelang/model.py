@@ -110,9 +110,17 @@ class CounterDef:
     name: str
     per_player: bool
     initial: Evaluator
-    ordinal: int  # laid out like zones: shared first, then per player
+    # laid out like zones: shared first, then per player; a counter with keys takes one place
+    # per key, so ordinal counts the places of the counters before it
+    ordinal: int
     visibility: str = "public"  # `public`, `owner only` (its player sees it) or `hidden` (nobody)
     span: Span | None = attrs.field(default=None, eq=False)
+    keys: tuple = ()  # `for each KEY in ...`: one value per key, in this order; () for one value
+
+    @property
+    def width(self) -> int:
+        """How many places the counter takes: one per key, or one."""
+        return len(self.keys) or 1
 
 
 @attrs.frozen
@@ -130,6 +138,7 @@ class ChoiceSpec:
     of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
     private: bool = False  # the options are computed from what some seat cannot see
     then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
+    labelled: bool = False  # `labelled EXPR`: describe gives each option's label, unique per decision
 
 
 @attrs.frozen
@@ -251,6 +260,9 @@ class GameDef:
     limited_kinds: frozenset[int] = frozenset()
     run_limits: Limits = DEFAULT  # work, idle actions, pieces, digits: checked while playing
     no_winner: tuple[Check, ...] = ()  # `nobody wins when ...` of the winner section
+    # Per counter place (shared places first, then per-player ones): the counter's index in
+    # `counters` and the key's position (-1 for a counter without keys).
+    counter_places: tuple[tuple[int, int], ...] = ()
 
     def option(self, name: str) -> Any:
         for option in self.options:
@@ -264,10 +276,18 @@ class GameDef:
 
     @property
     def shared_counter_count(self) -> int:
-        return sum(not c.per_player for c in self.counters)
+        return sum(c.width for c in self.counters if not c.per_player)
+
 
     def new_initial_state(self, players: int | None = None):
         """A fresh state at the start of the game (the set-up runs at once)."""
         from .runtime import initial_state
 
         return initial_state(self, self.min_players if players is None else players)
+
+
+def counter_places(counters: tuple[CounterDef, ...]) -> tuple[tuple[int, int], ...]:
+    """`GameDef.counter_places` of these counters."""
+    ordered = [i for i, c in enumerate(counters) if not c.per_player] + \
+        [i for i, c in enumerate(counters) if c.per_player]
+    return tuple((i, k if counters[i].keys else -1) for i in ordered for k in range(counters[i].width))

@@ -142,6 +142,13 @@ class ListExpr(Node):
     items: tuple[Node, ...]
 
 
+@attrs.frozen
+class TupleExpr(Node):
+    """``(a, b)``: a tuple, one value made of several, compared and shown as a whole."""
+
+    items: tuple[Node, ...]
+
+
 # ---------------------------------------------------------------- statements
 
 
@@ -217,6 +224,7 @@ class Target(Node):
 
     name: str
     owner: Node | None = None
+    key: Node | None = None  # `climbed[c] of player`: one entry of a counter with keys
 
 
 @attrs.frozen
@@ -336,6 +344,7 @@ class Choose(Node):
     prompt: str | None = None
     otherwise: tuple[Node, ...] | None = None
     then: ThenChoose | None = None  # a choice with a parameter: one decision over the pairs
+    label: Node | None = None  # `labelled EXPR`: what each option shows, worked out with the option named
 
 
 @attrs.frozen
@@ -518,6 +527,8 @@ class CounterDecl(Node):
     per_player: bool
     initial: Node
     visibility: str = "public"  # `public`, `owner only` (per player) or `hidden`
+    keys: tuple = ()  # `for each KEY in ...`: one value per key (numbers or labels), in order
+    key_name: str | None = None  # the key's name, which the initial value may read
 
 
 @attrs.frozen

@@ -772,9 +772,13 @@ class AstBuilder(Transformer):
         return children
 
     def counter_decl(self, meta, children):
-        name, owner, initial, visibility = children
+        name, owner, keys, initial, visibility = children
+        key_name, values = keys if keys is not None else (None, ())
         return n.CounterDecl(str(name), owner == "per player", initial, visibility or "public",
-                             span=self._span(meta))
+                             tuple(values), key_name, span=self._span(meta))
+
+    def counter_keys(self, meta, children):
+        return str(children[0]), children[1]
 
     def counter_owner(self, meta, children):
         return " ".join(str(t) for t in children)
@@ -872,7 +876,7 @@ class AstBuilder(Transformer):
         return str(children[0])
 
     def target(self, meta, children):
-        return n.Target(str(children[0]), children[1], span=self._span(meta))
+        return n.Target(str(children[0]), children[2], children[1], span=self._span(meta))
 
     def break_stmt(self, meta, children):
         return n.Break(span=self._span(meta))
@@ -943,8 +947,11 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, chooser, prompt, then, otherwise = children
-        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, span=self._span(meta))
+        var, options, where, chooser, prompt, label, then, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, label, span=self._span(meta))
+
+    def option_label(self, meta, children):
+        return children[0]
 
     def then_choose(self, meta, children):
         var, options, where, prompt = children
@@ -1054,6 +1061,9 @@ class AstBuilder(Transformer):
 
     def name(self, meta, children):
         return n.Name(str(children[0]), span=self._span(meta))
+
+    def tuple_expr(self, meta, children):
+        return n.TupleExpr(tuple(children), span=self._span(meta))
 
     def list_expr(self, meta, children):
         return n.ListExpr(tuple(c for c in children if c is not None), span=self._span(meta))

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
+from .engine_values import shown
 from .runtime import CHANCE, State
 from .source import printable
 
@@ -154,9 +155,11 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     lines = [style.bold(title)]
 
     shared = [z for z in game.zones if not z.per_player and not z.per_piece]  # carried zones show on their piece
-    shared_counters = [c for c in game.counters if not c.per_player]
+    shared_counters = [c for c in game.counters if not c.per_player and not c.keys]
+    sheets = [c for c in game.counters if c.keys]  # counters with keys: a line of `key:value` each
     shown_shared, shown_rows = state.shown_values(viewer)  # `show`: the same visibility as scores
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters]
+                     + [len(c.name) for c in sheets if not c.per_player]
                      + [len(name) for name in shown_shared] + [4])
     for zone in shared:
         text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
@@ -165,9 +168,11 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
         lines.append(f"  {counter.name:<{name_width}}  {_value_text(counters_seen.get(counter.name, _UNSEEN))}")
     for name, value in shown_shared.items():
         lines.append(f"  {name:<{name_width}}  {_value_text(value)}")
+    for counter in (c for c in sheets if not c.per_player):
+        lines.extend(_wrapped(f"  {counter.name:<{name_width}}  ", _sheet_text(counter, "", counters_seen), width))
 
     zones = [z for z in game.zones if z.per_player]
-    counters = [c for c in game.counters if c.per_player]
+    counters = [c for c in game.counters if c.per_player and not c.keys]
     criteria = [game.rules[c.rule].name for c in game.criteria]
     per_player_shown = [s.name for s in game.shown if s.per_player]
     header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + per_player_shown + criteria
@@ -196,7 +201,17 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
             pairs = [_pair(name, value) for name, value in zip(header[1:], row[1:], strict=True)]
             block = _wrapped(f"{mark}{row[0]:<{seat_width}}  ", "  ".join(pairs), width)
             lines.extend(style.accent(line) if mark.strip() else line for line in block)
+    for counter in (c for c in sheets if c.per_player):
+        for p in range(state.n):
+            prefix = f"  {counter.name} of {seat_label(p, seats)}: "
+            lines.extend(_wrapped(prefix, _sheet_text(counter, f" of player {p + 1}", counters_seen), width))
     return "\n".join(lines)
+
+
+def _sheet_text(counter, owner: str, counters_seen: dict) -> str:
+    """A counter with keys on one line: `2:0 3:1 4:?`; an entry not seen is `?`."""
+    return " ".join(f"{printable(shown(key))}:{_value_text(counters_seen.get(f'{counter.name}[{shown(key)}]{owner}', _UNSEEN))}"
+                    for key in counter.keys)
 
 
 def _everything_seen(state: State) -> dict:

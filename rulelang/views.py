@@ -15,6 +15,7 @@ from .engine_values import (
     SEE_PIECES,
     TERMINAL,
     _value_text,
+    shown,
 )
 from .source import printable
 
@@ -140,12 +141,9 @@ class Views:
 
     def counter_name(self, index: int) -> str:
         """`score of player 2`, `pot`: a counter slot by name."""
-        shared = [c for c in self.game.counters if not c.per_player]
-        if index < self.counter_base:
-            return shared[index].name
-        ordinal, owner = divmod(index - self.counter_base, self.n)
-        per_player = [c for c in self.game.counters if c.per_player]
-        return f"{per_player[ordinal].name} of player {owner + 1}"
+        counter, key, owner = self.counter_place(index)
+        name = counter.name if key < 0 else f"{counter.name}[{shown(counter.keys[key])}]"
+        return name if owner is None else f"{name} of player {owner + 1}"
 
     def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None) -> str:
         """`hand of player 2`, `deck`, `tag of gem 5`: a zone by name, as ``viewer`` may read

@@ -335,16 +335,10 @@ def _facts(state, seat):
             out.append((i, [state.describe_piece(p) for p in pieces]))
         elif sight == "count":
             out.append((i, sorted(state.game.kinds[state.pieces.kind[p]].name for p in pieces)))
-    shared = [c for c in state.game.counters if not c.per_player]
-    per_player = [c for c in state.game.counters if c.per_player]
     for i, value in enumerate(state.counters):
-        if i < len(shared):
-            counter, owner = shared[i], None
-        else:
-            ordinal, owner = divmod(i - len(shared), state.n)
-            counter = per_player[ordinal]
+        counter, owner = state.counter_of(i)  # a counter with keys takes a place per key
         if counter.visibility == "public" or (counter.visibility == "owner only" and owner == seat):
-            out.append((counter.name, owner, value))
+            out.append((state.counter_name(i), owner, value))
     return out
 
 
