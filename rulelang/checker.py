@@ -3,6 +3,8 @@ it finds, registered with its code; its docstring is what ``rulelang explain COD
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Iterator
 
 import attrs
@@ -106,13 +108,19 @@ def statement_after_end(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnosti
 
 
 def _blocks(node) -> list[tuple]:
-    if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach, n.Section, n.ProcedureDecl, n.When, n.May)):
-        return [node.body]
-    if isinstance(node, n.If):
-        return [b for _, b in node.branches] + [node.otherwise]
-    if isinstance(node, n.Branch):
-        return [node.body]
-    return []
+    """The statement blocks right under a node, found by shape (a tuple of nodes, or the tuples in
+    a tuple of pairs, like the branches of `if`), so that new block statements need no change."""
+    if not isinstance(node, n.Node):
+        return []
+    blocks = []
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        if isinstance(value, tuple) and value and all(isinstance(v, n.Node) for v in value):
+            blocks.append(value)
+        elif isinstance(value, tuple):
+            blocks += [part for pair in value if isinstance(pair, tuple)
+                       for part in pair if isinstance(part, tuple) and part]
+    return blocks
 
 
 # Built-in functions whose arguments after the first are worked out for each item of the first
@@ -160,8 +168,167 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
             _its(item, scopes, defines, found)
 
 
+@check("W409", "never-runs")
+def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A rule or branch that can never run: an `if`, `elif`, `while`, choice branch or `when`
+    condition that is false for every value its options may take (a `true`/`false` option, or
+    a number option with a range, `option rounds = 12 in 1 to 16`: options can be changed on
+    the command line, so only a condition false for all of them counts); a `when do NAME` rule
+    for a procedure that no `do` runs; a `when move to ZONE` rule when nothing ever moves,
+    draws or creates a piece into ZONE. Fix the condition, or remove the rule."""
+    options = _option_values(tree)
+    procedures_run = {node.name for node in walk(tree.items) if isinstance(node, n.Do)}
+    procedures = {item.name for item in tree.items if isinstance(item, n.ProcedureDecl)}
+    destinations = _destinations(tree)
+    for node in walk(tree.items):
+        conditions = []
+        if isinstance(node, n.If):
+            conditions = [cond for cond, _ in node.branches]
+        elif isinstance(node, (n.While, n.Branch, n.When)) and node.cond is not None:
+            conditions = [node.cond]
+        for cond in conditions:
+            if _always_false(cond, options):
+                yield Diagnostic("W409", "this condition is false whatever the options are: what it guards never "
+                                 "runs", cond.span, help="fix the condition, or remove what it guards")
+        if isinstance(node, n.When) and node.event == "do" and node.procedure in procedures - procedures_run:
+            yield Diagnostic("W409", f"this rule never runs: no `do {node.procedure}` runs the procedure",
+                             node.procedure_span or node.span, help=f"run it with `do {node.procedure}`, or remove the rule")
+        if isinstance(node, n.When) and node.event == "move" and node.to is not None and destinations is not None:
+            zones = _zones_named(node.to, tree)
+            if zones and not zones & destinations:
+                yield Diagnostic("W409", f"this rule never runs: nothing moves a piece to `{sorted(zones)[0]}`",
+                                 node.to.span, help="check the zone's name, or remove the rule")
+
+
+@check("W410", "choice-without-options")
+def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A `choose ... from` without `otherwise:` that can never have an option: its `where` is
+    false for every item of a literal list (`choose n from [1, 2, 3] where n > 3`), or it chooses
+    from a zone that nothing ever moves, draws or creates a piece into. When a choice has no
+    option and no `otherwise`, the player is stuck; fix the list or the condition, or add
+    `otherwise:` with what happens then."""
+    options = _option_values(tree)
+    destinations = _destinations(tree)
+    for node in walk(tree.items):
+        if not isinstance(node, n.Choose) or node.otherwise is not None:
+            continue
+        if isinstance(node.options, n.ListExpr) and node.where is not None and all(
+                isinstance(item, n.Literal) for item in node.options.items) and all(
+                _always_false(node.where, {**options, node.var: [item.value], "it": [item.value]})
+                for item in node.options.items):
+            yield Diagnostic("W410", "this choice never has an option: the condition is false for every item",
+                             node.where.span, help="fix the condition, or add `otherwise:` for when nothing can be chosen")
+        elif destinations is not None:
+            zones = _zones_named(node.options, tree)
+            if zones and not zones & destinations:
+                yield Diagnostic("W410", f"this choice never has an option: nothing puts a piece in `{sorted(zones)[0]}`",
+                                 node.options.span, help="check the zone's name, or add `otherwise:`")
+
+
+def _zones_named(expr, tree: n.RulesFile) -> set[str]:
+    """The zones an expression names when it is one zone (`bag`, `hand of player`), else none."""
+    if isinstance(expr, n.Of):
+        expr = expr.left
+    if isinstance(expr, n.Name):
+        zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and not item.per_piece}
+        return {expr.id} & zones
+    return set()
+
+
+def _destinations(tree: n.RulesFile) -> set[str] | None:
+    """The names in every place pieces are moved, drawn or created into; None when some place
+    is not written with a zone's name (a variable, a define), so that it could be any zone."""
+    zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl)}
+    found: set[str] = set()
+    for node in walk(tree.items):
+        places = []
+        if isinstance(node, (n.Move, n.Draw)):
+            places = [node.to]
+        elif isinstance(node, n.Create):
+            places = [node.into]
+        for place in places:
+            names = {name.id for name in walk(place) if isinstance(name, n.Name)}
+            if not names & zones:
+                return None
+            found |= names
+    return found
+
+
+# The most option values `never_runs` tries for one condition.
+_MOST_CASES = 4096
+_UNKNOWN = object()
+
+
+def _option_values(tree: n.RulesFile) -> dict[str, list]:
+    """Every value each `true`/`false` option, or number option with a small range, may take;
+    names that a rule also binds (let, for each, choose, parameters) are left out."""
+    bound = {node.name for node in walk(tree.items) if isinstance(node, n.Let)}
+    bound |= {node.var for node in walk(tree.items) if isinstance(node, (n.ForEach, n.Choose))}
+    values: dict[str, list] = {}
+    for item in tree.items:
+        if not isinstance(item, n.OptionDecl) or item.name in bound:
+            continue
+        if isinstance(item.default, bool):
+            values[item.name] = [False, True]
+        elif item.bounds is not None and item.bounds[1] - item.bounds[0] < _MOST_CASES:
+            values[item.name] = list(range(item.bounds[0], item.bounds[1] + 1))
+    return values
+
+
+def _always_false(cond, options: dict[str, list]) -> bool:
+    """Whether a condition is `false` for every combination of the values of the names it reads."""
+    names = sorted({node.id for node in walk(cond) if isinstance(node, n.Name)})
+    if any(name not in options for name in names):
+        return False
+    cases = 1
+    for name in names:
+        cases *= len(options[name])
+        if cases > _MOST_CASES:
+            return False
+    return all(_value(cond, dict(zip(names, combo, strict=True))) is False
+               for combo in itertools.product(*(options[name] for name in names)))
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def _value(expr, env: dict):
+    """The value of an expression of literals and known names, or _UNKNOWN."""
+    if isinstance(expr, n.Literal):
+        return expr.value
+    if isinstance(expr, n.Name):
+        return env.get(expr.id, _UNKNOWN)
+    if isinstance(expr, n.Not):
+        operand = _value(expr.operand, env)
+        return (not operand) if isinstance(operand, bool) else _UNKNOWN
+    if isinstance(expr, n.BoolOp):
+        left, right = _value(expr.left, env), _value(expr.right, env)
+        short = expr.op == "or"  # `or` is decided by a true side, `and` by a false one
+        if left is short or right is short:
+            return short
+        return (not short) if left is (not short) and right is (not short) else _UNKNOWN
+    if isinstance(expr, n.Negate):
+        operand = _value(expr.operand, env)
+        return -operand if _is_int(operand) else _UNKNOWN
+    if isinstance(expr, (n.Compare, n.Binary)):
+        table = _COMPARE if isinstance(expr, n.Compare) else _ARITH
+        left, right = _value(expr.left, env), _value(expr.right, env)
+        if expr.op not in table or _UNKNOWN in (left, right) or type(left) is not type(right):
+            return _UNKNOWN
+        if expr.op not in ("==", "!=") and not _is_int(left):
+            return _UNKNOWN
+        return table[expr.op](left, right)
+    return _UNKNOWN
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
-               unused_component, statement_after_end, shadowed_it)
+               unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
