@@ -225,6 +225,124 @@ def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagno
                                  node.options.span, help="check the zone's name, or add `otherwise:`")
 
 
+@check("W411", "stop-can-only-fail")
+def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A choice branch (or `may`) after which the turn can only end in failure: whatever
+    happens next, it runs a procedure that ends the turn and that an `otherwise:` runs too (the
+    procedure the game uses when a turn fails). In
+
+        repeat:
+            ...
+            choose:
+                "stop": break
+                "roll again": pass
+        do bust
+
+    choosing "stop" always ends in `bust`. The option stays legal, but a player who takes it
+    loses the turn for sure: remove the branch, give it a condition (`"stop" if total > 0:`),
+    or make what follows it depend on the game (`if worm not in kept.face: do bust`). Only what
+    can be proved from the rules' shape is reported (no condition is guessed at)."""
+    if any(isinstance(node, n.When) and (node.instead or not _plain(node.body)) for node in walk(tree.items)):
+        return  # a triggered rule could leave from any statement
+    procedures = {item.name: item.body for item in tree.items if isinstance(item, n.ProcedureDecl)}
+    failing = set()
+    for node in walk(tree.items):
+        if isinstance(node, n.Choose) and node.otherwise:
+            outcome = _run(node.otherwise)
+            if outcome[0] == "do" and outcome[1] in procedures and _ends_turn(procedures[outcome[1]]):
+                failing.add(outcome[1])
+    if not failing:
+        return
+    for item in tree.items:
+        if isinstance(item, (n.Section, n.ProcedureDecl)):
+            yield from _failing_branches(item, [(item, item.body)], failing)
+
+
+def _failing_branches(owner, path: list, failing: set[str]) -> Iterator[Diagnostic]:
+    """W411 for every branch under ``owner``; ``path``: (owner, block) pairs down to here."""
+    for node in path[-1][1]:
+        bodies = [(b, b.body) for b in node.branches] if isinstance(node, n.ChooseBranch) else (
+            [(node, node.body)] if isinstance(node, n.May) else [])
+        for branch, body in bodies:
+            outcome = _after(_run(body), path, node)
+            if outcome[0] == "do" and outcome[1] in failing:
+                yield Diagnostic("W411", f"after `{branch.label}` the turn can only fail: it always ends in "
+                                 f"`{outcome[1]}`, as when a choice has no option", branch.span,
+                                 help="remove the branch, give it a condition (`\"stop\" if ...:`), or make what "
+                                 "follows it depend on the game")
+        if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach)):
+            yield from _failing_branches(node, [*path, (node, node.body)], failing)
+
+
+_LOOPS = (n.Repeat, n.While, n.ForEach)
+
+
+def _after(outcome: tuple, path: list, node) -> tuple:
+    """How the turn certainly goes on after ``node`` ended with ``outcome``: the rest of its
+    block, then of the blocks around it (a `break` leaves the innermost loop)."""
+    level, start = len(path) - 1, _position(path[-1][1], node) + 1
+    while outcome[0] in ("fall", "break"):
+        if outcome[0] == "break":
+            while level > 0 and not isinstance(path[level][0], _LOOPS):
+                level -= 1
+            if not isinstance(path[level][0], _LOOPS):
+                return ("unknown",)
+        else:
+            outcome = _run(path[level][1][start:])
+            if outcome[0] != "fall":
+                continue
+            if not isinstance(path[level][0], n.Rule) or level == 0:
+                return ("unknown",)  # a loop goes round again; a section or procedure ends as usual
+        inner = path[level][0]
+        level -= 1
+        start = _position(path[level][1], inner) + 1
+        outcome = ("fall",)
+    return outcome
+
+
+def _position(block: tuple, node) -> int:
+    return next(i for i, statement in enumerate(block) if statement is node)
+
+
+# Statements that never leave their block and wait for no decision.
+_PLAIN = (n.Roll, n.Draw, n.Shuffle, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Pass, n.Doc)
+
+
+def _plain(body: tuple) -> bool:
+    """Whether a block only does plain statements (and `if`s of them): it never leaves early."""
+    return all(isinstance(s, _PLAIN) or (isinstance(s, (n.If, n.Rule)) and all(map(_plain, _blocks(s))))
+               for s in body)
+
+
+def _run(body: tuple) -> tuple:
+    """How a block certainly ends: ("do", NAME) when it runs that procedure, ("break",) or
+    ("fall",) off its end, ("unknown",) when that depends on the game."""
+    for statement in body:
+        if isinstance(statement, n.Do):
+            return ("do", statement.name)
+        if isinstance(statement, n.Break):
+            return ("break",)
+        if isinstance(statement, n.Rule):
+            outcome = _run(statement.body)
+            if outcome[0] != "fall":
+                return outcome
+        elif not _plain((statement,)):
+            return ("unknown",)
+    return ("fall",)
+
+
+def _ends_turn(body: tuple) -> bool:
+    """Whether a procedure's body certainly reaches `end turn`."""
+    for statement in body:
+        if isinstance(statement, n.EndTurn):
+            return True
+        if isinstance(statement, n.Rule) and not _plain(statement.body):
+            return _ends_turn(statement.body)
+        if not _plain((statement,)):
+            return False
+    return False
+
+
 def _zones_named(expr, tree: n.RulesFile) -> set[str]:
     """The zones an expression names when it is one zone (`bag`, `hand of player`), else none."""
     if isinstance(expr, n.Of):
@@ -328,7 +446,8 @@ def _is_int(value) -> bool:
 
 
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
-               unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options)
+               unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
+               stop_can_only_fail)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
