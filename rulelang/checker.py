@@ -172,7 +172,7 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
 def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A rule or branch that can never run: an `if`, `elif`, `while`, choice branch or `when`
     condition that is false for every value its options may take (a `true`/`false` option, or
-    a number option with a range, `option rounds = 12 in 1 to 16`: options can be changed on
+    a number option with a range, `option rounds = 6 in 1 to 10`: options can be changed on
     the command line, so only a condition false for all of them counts); a `when do NAME` rule
     for a procedure that no `do` runs; a `when move to ZONE` rule when nothing ever moves,
     draws or creates a piece into ZONE. Fix the condition, or remove the rule."""
@@ -200,13 +200,13 @@ def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
                                  node.to.span, help="check the zone's name, or remove the rule")
 
 
-@check("W410", "choice-without-options")
+@check("W410", "choice-never-has-options")
 def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A `choose ... from` without `otherwise:` that can never have an option: its `where` is
     false for every item of a literal list (`choose n from [1, 2, 3] where n > 3`), or it chooses
     from a zone that nothing ever moves, draws or creates a piece into. When a choice has no
-    option and no `otherwise`, the player is stuck; fix the list or the condition, or add
-    `otherwise:` with what happens then."""
+    option and no `otherwise`, the game stops there with fault R501; fix the list or the
+    condition, or add `otherwise:` with what happens then."""
     options = _option_values(tree)
     destinations = _destinations(tree)
     for node in walk(tree.items):
@@ -240,7 +240,7 @@ def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic
 
     choosing "stop" always ends in `bust`. The option stays legal, but a player who takes it
     loses the turn for sure: remove the branch, give it a condition (`"stop" if total > 0:`),
-    or make what follows it depend on the game (`if worm not in kept.face: do bust`). Only what
+    or make what follows it depend on the game (`if count(kept) < 2: do bust`). Only what
     can be proved from the rules' shape is reported (no condition is guessed at)."""
     if any(isinstance(node, n.When) and (node.instead or not _plain(node.body)) for node in walk(tree.items)):
         return  # a triggered rule could leave from any statement
