@@ -212,7 +212,7 @@ def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagno
     for node in walk(tree.items):
         if not isinstance(node, n.Choose) or node.otherwise is not None:
             continue
-        if isinstance(node.options, n.ListExpr) and node.where is not None and all(
+        if isinstance(node.options, n.ListExpr) and node.where is not None and len(node.options.items) <= 1000 and all(
                 isinstance(item, n.Literal) for item in node.options.items) and all(
                 _always_false(node.where, {**options, node.var: [item.value], "it": [item.value]})
                 for item in node.options.items):
@@ -242,45 +242,53 @@ def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic
     loses the turn for sure: remove the branch, give it a condition (`"stop" if total > 0:`),
     or make what follows it depend on the game (`if count(kept) < 2: do bust`). Only what
     can be proved from the rules' shape is reported (no condition is guessed at)."""
-    if any(isinstance(node, n.When) and (node.instead or not _plain(node.body)) for node in walk(tree.items)):
+    flow = _Flow()
+    if any(isinstance(node, n.When) and (node.instead or not all(map(flow.plain, node.body)))
+           for node in walk(tree.items)):
         return  # a triggered rule could leave from any statement
     procedures = {item.name: item.body for item in tree.items if isinstance(item, n.ProcedureDecl)}
     failing = set()
     for node in walk(tree.items):
         if isinstance(node, n.Choose) and node.otherwise:
-            outcome = _run(node.otherwise)
-            if outcome[0] == "do" and outcome[1] in procedures and _ends_turn(procedures[outcome[1]]):
+            outcome = flow.run(node.otherwise)
+            if outcome[0] == "do" and outcome[1] in procedures and flow.ends_turn(procedures[outcome[1]]):
                 failing.add(outcome[1])
     if not failing:
         return
     for item in tree.items:
         if isinstance(item, (n.Section, n.ProcedureDecl)):
-            yield from _failing_branches(item, [(item, item.body)], failing)
+            yield from _failing_branches([(item, item.body)], failing, flow)
 
 
-def _failing_branches(owner, path: list, failing: set[str]) -> Iterator[Diagnostic]:
-    """W411 for every branch under ``owner``; ``path``: (owner, block) pairs down to here."""
-    for node in path[-1][1]:
+def _failing_branches(path: list, failing: set[str], flow: _Flow) -> Iterator[Diagnostic]:
+    """W411 for every branch in the block at the end of ``path`` ((owner, block) pairs from a
+    section or procedure down to here) and in the rules and loops below it."""
+    for index, node in enumerate(path[-1][1]):
         bodies = [(b, b.body) for b in node.branches] if isinstance(node, n.ChooseBranch) else (
             [(node, node.body)] if isinstance(node, n.May) else [])
+        after: dict[tuple, tuple] = {}  # the branches of one choice mostly end alike
         for branch, body in bodies:
-            outcome = _after(_run(body), path, node)
+            ending = flow.run(body)
+            if ending not in after:
+                after[ending] = _after(ending, path, index, flow)
+            outcome = after[ending]
             if outcome[0] == "do" and outcome[1] in failing:
                 yield Diagnostic("W411", f"after `{branch.label}` the turn can only fail: it always ends in "
                                  f"`{outcome[1]}`, as when a choice has no option", branch.span,
                                  help="remove the branch, give it a condition (`\"stop\" if ...:`), or make what "
                                  "follows it depend on the game")
         if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach)):
-            yield from _failing_branches(node, [*path, (node, node.body)], failing)
+            yield from _failing_branches([*path, (node, node.body)], failing, flow)
 
 
 _LOOPS = (n.Repeat, n.While, n.ForEach)
 
 
-def _after(outcome: tuple, path: list, node) -> tuple:
-    """How the turn certainly goes on after ``node`` ended with ``outcome``: the rest of its
-    block, then of the blocks around it (a `break` leaves the innermost loop)."""
-    level, start = len(path) - 1, _position(path[-1][1], node) + 1
+def _after(outcome: tuple, path: list, index: int, flow: _Flow) -> tuple:
+    """How the turn certainly goes on after the statement at ``index`` of the innermost block
+    ended with ``outcome``: the rest of that block, then of the blocks around it (a `break`
+    leaves the innermost loop)."""
+    level, start = len(path) - 1, index + 1
     while outcome[0] in ("fall", "break"):
         if outcome[0] == "break":
             while level > 0 and not isinstance(path[level][0], _LOOPS):
@@ -288,7 +296,7 @@ def _after(outcome: tuple, path: list, node) -> tuple:
             if not isinstance(path[level][0], _LOOPS):
                 return ("unknown",)
         else:
-            outcome = _run(path[level][1][start:])
+            outcome = flow.run(path[level][1], start)
             if outcome[0] != "fall":
                 continue
             if not isinstance(path[level][0], n.Rule) or level == 0:
@@ -308,39 +316,52 @@ def _position(block: tuple, node) -> int:
 _PLAIN = (n.Roll, n.Draw, n.Shuffle, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Pass, n.Doc)
 
 
-def _plain(body: tuple) -> bool:
-    """Whether a block only does plain statements (and `if`s of them): it never leaves early."""
-    return all(isinstance(s, _PLAIN) or (isinstance(s, (n.If, n.Rule)) and all(map(_plain, _blocks(s))))
-               for s in body)
+class _Flow:
+    """How statements certainly go on, worked out once for each statement and block (so that a
+    file of many branches costs no more than its size)."""
 
+    def __init__(self) -> None:
+        self._plain: dict[int, bool] = {}
+        self._outcomes: dict[int, list[tuple]] = {}
 
-def _run(body: tuple) -> tuple:
-    """How a block certainly ends: ("do", NAME) when it runs that procedure, ("break",) or
-    ("fall",) off its end, ("unknown",) when that depends on the game."""
-    for statement in body:
-        if isinstance(statement, n.Do):
-            return ("do", statement.name)
-        if isinstance(statement, n.Break):
-            return ("break",)
-        if isinstance(statement, n.Rule):
-            outcome = _run(statement.body)
-            if outcome[0] != "fall":
-                return outcome
-        elif not _plain((statement,)):
-            return ("unknown",)
-    return ("fall",)
+    def plain(self, statement) -> bool:
+        """Whether a statement only does plain things (or `if`s of them): it never leaves early."""
+        key = id(statement)
+        if key not in self._plain:
+            self._plain[key] = isinstance(statement, _PLAIN) or (isinstance(statement, (n.If, n.Rule)) and all(
+                self.plain(inner) for block in _blocks(statement) for inner in block))
+        return self._plain[key]
 
+    def run(self, block: tuple, start: int = 0) -> tuple:
+        """How ``block[start:]`` certainly ends: ("do", NAME) when it runs that procedure,
+        ("break",), ("fall",) off its end, or ("unknown",) when that depends on the game."""
+        key = id(block)
+        if key not in self._outcomes:
+            outcomes = [("fall",)] * (len(block) + 1)
+            for i in range(len(block) - 1, -1, -1):
+                statement = block[i]
+                if isinstance(statement, n.Do):
+                    outcomes[i] = ("do", statement.name)
+                elif isinstance(statement, n.Break):
+                    outcomes[i] = ("break",)
+                elif isinstance(statement, n.Rule):
+                    inner = self.run(statement.body)
+                    outcomes[i] = outcomes[i + 1] if inner[0] == "fall" else inner
+                else:
+                    outcomes[i] = outcomes[i + 1] if self.plain(statement) else ("unknown",)
+            self._outcomes[key] = outcomes
+        return self._outcomes[key][start]
 
-def _ends_turn(body: tuple) -> bool:
-    """Whether a procedure's body certainly reaches `end turn`."""
-    for statement in body:
-        if isinstance(statement, n.EndTurn):
-            return True
-        if isinstance(statement, n.Rule) and not _plain(statement.body):
-            return _ends_turn(statement.body)
-        if not _plain((statement,)):
-            return False
-    return False
+    def ends_turn(self, body: tuple) -> bool:
+        """Whether a procedure's body certainly reaches `end turn`."""
+        for statement in body:
+            if isinstance(statement, n.EndTurn):
+                return True
+            if isinstance(statement, n.Rule) and not self.plain(statement):
+                return self.ends_turn(statement.body)
+            if not self.plain(statement):
+                return False
+        return False
 
 
 def _zones_named(expr, tree: n.RulesFile) -> set[str]:
@@ -372,8 +393,8 @@ def _destinations(tree: n.RulesFile) -> set[str] | None:
     return found
 
 
-# The most option values `never_runs` tries for one condition.
-_MOST_CASES = 4096
+# The most work `never_runs` spends on one condition: option values tried times its size.
+_MOST_CASES = 100_000
 _UNKNOWN = object()
 
 
@@ -381,24 +402,25 @@ def _option_values(tree: n.RulesFile) -> dict[str, list]:
     """Every value each `true`/`false` option, or number option with a small range, may take;
     names that a rule also binds (let, for each, choose, parameters) are left out."""
     bound = {node.name for node in walk(tree.items) if isinstance(node, n.Let)}
-    bound |= {node.var for node in walk(tree.items) if isinstance(node, (n.ForEach, n.Choose))}
+    bound |= {node.var for node in walk(tree.items) if isinstance(node, (n.ForEach, n.Choose, n.ThenChoose))}
     values: dict[str, list] = {}
     for item in tree.items:
         if not isinstance(item, n.OptionDecl) or item.name in bound:
             continue
         if isinstance(item.default, bool):
             values[item.name] = [False, True]
-        elif item.bounds is not None and item.bounds[1] - item.bounds[0] < _MOST_CASES:
+        elif item.bounds is not None and item.bounds[1] - item.bounds[0] < 1000:
             values[item.name] = list(range(item.bounds[0], item.bounds[1] + 1))
     return values
 
 
 def _always_false(cond, options: dict[str, list]) -> bool:
     """Whether a condition is `false` for every combination of the values of the names it reads."""
-    names = sorted({node.id for node in walk(cond) if isinstance(node, n.Name)})
+    nodes = list(walk(cond))
+    names = sorted({node.id for node in nodes if isinstance(node, n.Name)})
     if any(name not in options for name in names):
         return False
-    cases = 1
+    cases = len(nodes)  # the work: each case walks the condition once
     for name in names:
         cases *= len(options[name])
         if cases > _MOST_CASES:
@@ -410,6 +432,7 @@ def _always_false(cond, options: dict[str, list]) -> bool:
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
             ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_LARGEST = 10 ** 30  # beyond it a product is not worked out (a chain of them would grow without end)
 
 
 def _value(expr, env: dict):
@@ -437,7 +460,8 @@ def _value(expr, env: dict):
             return _UNKNOWN
         if expr.op not in ("==", "!=") and not _is_int(left):
             return _UNKNOWN
-        return table[expr.op](left, right)
+        result = table[expr.op](left, right)
+        return _UNKNOWN if _is_int(result) and abs(result) > _LARGEST else result
     return _UNKNOWN
 
 
