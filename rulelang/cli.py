@@ -386,14 +386,14 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     from .formatter import format_file
 
     changed, refused = [], []
+    unreadable = False
     for path in args.files:
         old, new, problems = format_file(path)
         if new is None:
             refused.append(path)
+            unreadable = unreadable or any(d.code == "E107" for d in problems)
             for d in problems:
                 err(render_full(d) if d.span else render_full(d) + f"\n  --> {printable(path)}")
-            if any(d.code == "E107" for d in problems):
-                return EXIT_USAGE
             continue
         if new == old:
             continue
@@ -414,6 +414,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     verb = "would be reformatted" if args.check or args.diff else "reformatted"
     err(f"{len(changed)} file{'s' * (len(changed) != 1)} {verb}, {kept} unchanged"
         + (f", {len(refused)} not formatted (errors)" if refused else ""))
+    if unreadable:
+        return EXIT_USAGE
     return EXIT_ERRORS if refused or (changed and (args.check or args.diff)) else EXIT_OK
 
 

@@ -20,7 +20,6 @@ INDENT = "    "
 _OPEN, _CLOSE = ("(", "["), (")", "]")
 _NO_SPACE_BEFORE = {")", "]", ",", ":", "."}
 _NO_SPACE_AFTER = {"(", "[", "."}
-_LAYOUT = {"_NL", "_INDENT", "_DEDENT"}
 # Words that are values, not operators: a `-` after them is a subtraction.
 _VALUE_WORDS = {"true", "false", "none", "empty"}
 
@@ -165,20 +164,20 @@ def _between(gap: str, lines: list[_Line], i: int) -> list[str]:
     indents = line.indents if len(line.indents) > len(previous.indents) else previous.indents
     block_start = line.depth > previous.depth
     out = _comment_lines(gap.split("\n")[1:-1], indents, blank_ok=not block_start)
-    if line.depth == 0 and "" not in out and (_item_lines(lines, i - 1) > 1 or _item_lines(lines, i) > 1):
-        out.insert(0, "")  # a block at the top level stands apart from its neighbours
+    if line.depth == 0 and "" not in out and _apart(lines, i):
+        out.insert(0, "")
     return out
 
 
-def _item_lines(lines: list[_Line], i: int) -> int:
-    """How many logical lines the top-level item holding line i has."""
-    start = i
+def _apart(lines: list[_Line], i: int) -> bool:
+    """Whether the top-level items before and at line i need a blank line between them: one
+    of them is a block, and they start with different words (a run of options with their
+    descriptions, or of triggered rules, may stay together as its author wrote it)."""
+    start = i - 1
     while start > 0 and lines[start].depth > 0:
         start -= 1
-    end = start + 1
-    while end < len(lines) and lines[end].depth > 0:
-        end += 1
-    return end - start
+    block = i - start > 1 or (i + 1 < len(lines) and lines[i + 1].depth > 0)
+    return block and str(lines[start].tokens[0]) != str(lines[i].tokens[0])
 
 
 def _comment_lines(segments: list[str], indents: tuple[str, ...], blank_ok: bool) -> list[str]:
