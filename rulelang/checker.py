@@ -374,6 +374,20 @@ def _zones_named(expr, tree: n.RulesFile) -> set[str]:
     return set()
 
 
+# The syntax known to put no piece anywhere (Move, Draw and Create are read for their places).
+# Names under any other node (syntax added later) count as places pieces may be put.
+_PUTS_NOTHING = (
+    n.Literal, n.EmptyLiteral, n.Name, n.Attribute, n.MethodCall, n.Call, n.Index, n.Of, n.Filter,
+    n.Conditional, n.BoolOp, n.Not, n.Negate, n.Compare, n.Binary, n.ListExpr, n.Rule, n.Roll,
+    n.Shuffle, n.Tally, n.Let, n.Target, n.Assign, n.Break, n.Pass, n.EndTurn, n.EndGame, n.Do,
+    n.TakeTurns, n.Eliminate, n.Doc, n.GameEnds, n.Criterion, n.If, n.Repeat, n.While, n.ForEach,
+    n.Choose, n.ThenChoose, n.Branch, n.ChooseBranch, n.May, n.When, n.Section, n.ProcedureDecl,
+    n.InvariantDecl, n.ShowDecl, n.DefineDecl, n.CounterDecl, n.ZoneDecl, n.OptionDecl, n.GameDecl,
+    n.Extends, n.DieDecl, n.PieceDecl, n.Face, n.AttrDecl, n.Generator, n.TableColumn, n.TableRow,
+    n.Table, n.ReplaceRule, n.RemoveRule, n.AddRule,
+)
+
+
 def _destinations(tree: n.RulesFile) -> set[str] | None:
     """The names in every place pieces are moved, drawn or created into; None when some place
     is not written with a zone's name (a variable, a define), so that it could be any zone."""
@@ -385,6 +399,8 @@ def _destinations(tree: n.RulesFile) -> set[str] | None:
             places = [node.to]
         elif isinstance(node, n.Create):
             places = [node.into]
+        elif not isinstance(node, _PUTS_NOTHING):
+            found |= {name.id for name in walk(node) if isinstance(name, n.Name)}
         for place in places:
             names = {name.id for name in walk(place) if isinstance(name, n.Name)}
             if not names & zones:
