@@ -3,6 +3,8 @@ it finds, registered with its code; its docstring is what ``rulelang explain COD
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Iterator
 
 import attrs
@@ -106,13 +108,19 @@ def statement_after_end(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnosti
 
 
 def _blocks(node) -> list[tuple]:
-    if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach, n.Section, n.ProcedureDecl, n.When, n.May)):
-        return [node.body]
-    if isinstance(node, n.If):
-        return [b for _, b in node.branches] + [node.otherwise]
-    if isinstance(node, n.Branch):
-        return [node.body]
-    return []
+    """The statement blocks right under a node, found by shape (a tuple of nodes, or the tuples in
+    a tuple of pairs, like the branches of `if`), so that new block statements need no change."""
+    if not isinstance(node, n.Node):
+        return []
+    blocks = []
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        if isinstance(value, tuple) and value and all(isinstance(v, n.Node) for v in value):
+            blocks.append(value)
+        elif isinstance(value, tuple):
+            blocks += [part for pair in value if isinstance(pair, tuple)
+                       for part in pair if isinstance(part, tuple) and part]
+    return blocks
 
 
 # Built-in functions whose arguments after the first are worked out for each item of the first
@@ -160,8 +168,326 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
             _its(item, scopes, defines, found)
 
 
+@check("W409", "never-runs")
+def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A rule or branch that can never run: an `if`, `elif`, `while`, choice branch or `when`
+    condition that is false for every value its options may take (a `true`/`false` option, or
+    a number option with a range, `option rounds = 6 in 1 to 10`: options can be changed on
+    the command line, so only a condition false for all of them counts); a `when do NAME` rule
+    for a procedure that no `do` runs; a `when move to ZONE` rule when nothing ever moves,
+    draws or creates a piece into ZONE. Fix the condition, or remove the rule."""
+    options = _option_values(tree)
+    procedures_run = {node.name for node in walk(tree.items) if isinstance(node, n.Do)}
+    procedures = {item.name for item in tree.items if isinstance(item, n.ProcedureDecl)}
+    destinations = _destinations(tree)
+    for node in walk(tree.items):
+        conditions = []
+        if isinstance(node, n.If):
+            conditions = [cond for cond, _ in node.branches]
+        elif isinstance(node, (n.While, n.Branch, n.When)) and node.cond is not None:
+            conditions = [node.cond]
+        for cond in conditions:
+            if _always_false(cond, options):
+                yield Diagnostic("W409", "this condition is false whatever the options are: what it guards never "
+                                 "runs", cond.span, help="fix the condition, or remove what it guards")
+        if isinstance(node, n.When) and node.event == "do" and node.procedure in procedures - procedures_run:
+            yield Diagnostic("W409", f"this rule never runs: no `do {node.procedure}` runs the procedure",
+                             node.procedure_span or node.span, help=f"run it with `do {node.procedure}`, or remove the rule")
+        if isinstance(node, n.When) and node.event == "move" and node.to is not None and destinations is not None:
+            zones = _zones_named(node.to, tree)
+            if zones and not zones & destinations:
+                yield Diagnostic("W409", f"this rule never runs: nothing moves a piece to `{sorted(zones)[0]}`",
+                                 node.to.span, help="check the zone's name, or remove the rule")
+
+
+@check("W410", "choice-never-has-options")
+def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A `choose ... from` without `otherwise:` that can never have an option: its `where` is
+    false for every item of a literal list (`choose n from [1, 2, 3] where n > 3`), or it chooses
+    from a zone that nothing ever moves, draws or creates a piece into. When a choice has no
+    option and no `otherwise`, the game stops there with fault R501; fix the list or the
+    condition, or add `otherwise:` with what happens then."""
+    options = _option_values(tree)
+    destinations = _destinations(tree)
+    for node in walk(tree.items):
+        if not isinstance(node, n.Choose) or node.otherwise is not None:
+            continue
+        if isinstance(node.options, n.ListExpr) and node.where is not None and len(node.options.items) <= 1000 and all(
+                isinstance(item, n.Literal) for item in node.options.items) and all(
+                _always_false(node.where, {**options, node.var: [item.value], "it": [item.value]})
+                for item in node.options.items):
+            yield Diagnostic("W410", "this choice never has an option: the condition is false for every item",
+                             node.where.span, help="fix the condition, or add `otherwise:` for when nothing can be chosen")
+        elif destinations is not None:
+            zones = _zones_named(node.options, tree)
+            if zones and not zones & destinations:
+                yield Diagnostic("W410", f"this choice never has an option: nothing puts a piece in `{sorted(zones)[0]}`",
+                                 node.options.span, help="check the zone's name, or add `otherwise:`")
+
+
+@check("W411", "stop-can-only-fail")
+def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A choice branch (or `may`) after which the turn can only end in failure: whatever
+    happens next, it runs a procedure that ends the turn and that an `otherwise:` runs too (the
+    procedure the game uses when a turn fails). In
+
+        repeat:
+            ...
+            choose:
+                "stop": break
+                "roll again": pass
+        do bust
+
+    choosing "stop" always ends in `bust`. The option stays legal, but a player who takes it
+    loses the turn for sure: remove the branch, give it a condition (`"stop" if total > 0:`),
+    or make what follows it depend on the game (`if count(kept) < 2: do bust`). Only what
+    can be proved from the rules' shape is reported (no condition is guessed at)."""
+    flow = _Flow()
+    if any(isinstance(node, n.When) and (node.instead or not all(map(flow.plain, node.body)))
+           for node in walk(tree.items)):
+        return  # a triggered rule could leave from any statement
+    procedures = {item.name: item.body for item in tree.items if isinstance(item, n.ProcedureDecl)}
+    failing = set()
+    for node in walk(tree.items):
+        if isinstance(node, n.Choose) and node.otherwise:
+            outcome = flow.run(node.otherwise)
+            if outcome[0] == "do" and outcome[1] in procedures and flow.ends_turn(procedures[outcome[1]]):
+                failing.add(outcome[1])
+    if not failing:
+        return
+    for item in tree.items:
+        if isinstance(item, (n.Section, n.ProcedureDecl)):
+            yield from _failing_branches([(item, item.body)], failing, flow)
+
+
+def _failing_branches(path: list, failing: set[str], flow: _Flow) -> Iterator[Diagnostic]:
+    """W411 for every branch in the block at the end of ``path`` ((owner, block) pairs from a
+    section or procedure down to here) and in the rules and loops below it."""
+    for index, node in enumerate(path[-1][1]):
+        bodies = [(b, b.body) for b in node.branches] if isinstance(node, n.ChooseBranch) else (
+            [(node, node.body)] if isinstance(node, n.May) else [])
+        after: dict[tuple, tuple] = {}  # the branches of one choice mostly end alike
+        for branch, body in bodies:
+            ending = flow.run(body)
+            if ending not in after:
+                after[ending] = _after(ending, path, index, flow)
+            outcome = after[ending]
+            if outcome[0] == "do" and outcome[1] in failing:
+                yield Diagnostic("W411", f"after `{branch.label}` the turn can only fail: it always ends in "
+                                 f"`{outcome[1]}`, as when a choice has no option", branch.span,
+                                 help="remove the branch, give it a condition (`\"stop\" if ...:`), or make what "
+                                 "follows it depend on the game")
+        if isinstance(node, (n.Rule, n.Repeat, n.While, n.ForEach)):
+            yield from _failing_branches([*path, (node, node.body)], failing, flow)
+
+
+_LOOPS = (n.Repeat, n.While, n.ForEach)
+
+
+def _after(outcome: tuple, path: list, index: int, flow: _Flow) -> tuple:
+    """How the turn certainly goes on after the statement at ``index`` of the innermost block
+    ended with ``outcome``: the rest of that block, then of the blocks around it (a `break`
+    leaves the innermost loop)."""
+    level, start = len(path) - 1, index + 1
+    while outcome[0] in ("fall", "break"):
+        if outcome[0] == "break":
+            while level > 0 and not isinstance(path[level][0], _LOOPS):
+                level -= 1
+            if not isinstance(path[level][0], _LOOPS):
+                return ("unknown",)
+        else:
+            outcome = flow.run(path[level][1], start)
+            if outcome[0] != "fall":
+                continue
+            if not isinstance(path[level][0], n.Rule) or level == 0:
+                return ("unknown",)  # a loop goes round again; a section or procedure ends as usual
+        inner = path[level][0]
+        level -= 1
+        start = _position(path[level][1], inner) + 1
+        outcome = ("fall",)
+    return outcome
+
+
+def _position(block: tuple, node) -> int:
+    return next(i for i, statement in enumerate(block) if statement is node)
+
+
+# Statements that never leave their block and wait for no decision.
+_PLAIN = (n.Roll, n.Draw, n.Shuffle, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Pass, n.Doc)
+
+
+class _Flow:
+    """How statements certainly go on, worked out once for each statement and block (so that a
+    file of many branches costs no more than its size)."""
+
+    def __init__(self) -> None:
+        self._plain: dict[int, bool] = {}
+        self._outcomes: dict[int, list[tuple]] = {}
+
+    def plain(self, statement) -> bool:
+        """Whether a statement only does plain things (or `if`s of them): it never leaves early."""
+        key = id(statement)
+        if key not in self._plain:
+            self._plain[key] = isinstance(statement, _PLAIN) or (isinstance(statement, (n.If, n.Rule)) and all(
+                self.plain(inner) for block in _blocks(statement) for inner in block))
+        return self._plain[key]
+
+    def run(self, block: tuple, start: int = 0) -> tuple:
+        """How ``block[start:]`` certainly ends: ("do", NAME) when it runs that procedure,
+        ("break",), ("fall",) off its end, or ("unknown",) when that depends on the game."""
+        key = id(block)
+        if key not in self._outcomes:
+            outcomes = [("fall",)] * (len(block) + 1)
+            for i in range(len(block) - 1, -1, -1):
+                statement = block[i]
+                if isinstance(statement, n.Do):
+                    outcomes[i] = ("do", statement.name)
+                elif isinstance(statement, n.Break):
+                    outcomes[i] = ("break",)
+                elif isinstance(statement, n.Rule):
+                    inner = self.run(statement.body)
+                    outcomes[i] = outcomes[i + 1] if inner[0] == "fall" else inner
+                else:
+                    outcomes[i] = outcomes[i + 1] if self.plain(statement) else ("unknown",)
+            self._outcomes[key] = outcomes
+        return self._outcomes[key][start]
+
+    def ends_turn(self, body: tuple) -> bool:
+        """Whether a procedure's body certainly reaches `end turn`."""
+        for statement in body:
+            if isinstance(statement, n.EndTurn):
+                return True
+            if isinstance(statement, n.Rule) and not self.plain(statement):
+                return self.ends_turn(statement.body)
+            if not self.plain(statement):
+                return False
+        return False
+
+
+def _zones_named(expr, tree: n.RulesFile) -> set[str]:
+    """The zones an expression names when it is one zone (`bag`, `hand of player`), else none."""
+    if isinstance(expr, n.Of):
+        expr = expr.left
+    if isinstance(expr, n.Name):
+        zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and not item.per_piece}
+        return {expr.id} & zones
+    return set()
+
+
+# The syntax known to put no piece anywhere (Move, Draw and Create are read for their places).
+# Names under any other node (syntax added later) count as places pieces may be put.
+_PUTS_NOTHING = (
+    n.Literal, n.EmptyLiteral, n.Name, n.Attribute, n.MethodCall, n.Call, n.Index, n.Of, n.Filter,
+    n.Conditional, n.BoolOp, n.Not, n.Negate, n.Compare, n.Binary, n.ListExpr, n.Rule, n.Roll,
+    n.Shuffle, n.Tally, n.Let, n.Target, n.Assign, n.Break, n.Pass, n.EndTurn, n.EndGame, n.Do,
+    n.TakeTurns, n.Eliminate, n.Doc, n.GameEnds, n.Criterion, n.If, n.Repeat, n.While, n.ForEach,
+    n.Choose, n.ThenChoose, n.Branch, n.ChooseBranch, n.May, n.When, n.Section, n.ProcedureDecl,
+    n.InvariantDecl, n.ShowDecl, n.DefineDecl, n.CounterDecl, n.ZoneDecl, n.OptionDecl, n.GameDecl,
+    n.Extends, n.DieDecl, n.PieceDecl, n.Face, n.AttrDecl, n.Generator, n.TableColumn, n.TableRow,
+    n.Table, n.ReplaceRule, n.RemoveRule, n.AddRule,
+)
+
+
+def _destinations(tree: n.RulesFile) -> set[str] | None:
+    """The names in every place pieces are moved, drawn or created into; None when some place
+    is not written with a zone's name (a variable, a define), so that it could be any zone."""
+    zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl)}
+    found: set[str] = set()
+    for node in walk(tree.items):
+        places = []
+        if isinstance(node, (n.Move, n.Draw)):
+            places = [node.to]
+        elif isinstance(node, n.Create):
+            places = [node.into]
+        elif not isinstance(node, _PUTS_NOTHING):
+            found |= {name.id for name in walk(node) if isinstance(name, n.Name)}
+        for place in places:
+            names = {name.id for name in walk(place) if isinstance(name, n.Name)}
+            if not names & zones:
+                return None
+            found |= names
+    return found
+
+
+# The most work `never_runs` spends on one condition: option values tried times its size.
+_MOST_CASES = 100_000
+_UNKNOWN = object()
+
+
+def _option_values(tree: n.RulesFile) -> dict[str, list]:
+    """Every value each `true`/`false` option, or number option with a small range, may take;
+    names that a rule also binds (let, for each, choose, parameters) are left out."""
+    bound = {node.name for node in walk(tree.items) if isinstance(node, n.Let)}
+    bound |= {node.var for node in walk(tree.items) if isinstance(node, (n.ForEach, n.Choose, n.ThenChoose))}
+    values: dict[str, list] = {}
+    for item in tree.items:
+        if not isinstance(item, n.OptionDecl) or item.name in bound:
+            continue
+        if isinstance(item.default, bool):
+            values[item.name] = [False, True]
+        elif item.bounds is not None and item.bounds[1] - item.bounds[0] < 1000:
+            values[item.name] = list(range(item.bounds[0], item.bounds[1] + 1))
+    return values
+
+
+def _always_false(cond, options: dict[str, list]) -> bool:
+    """Whether a condition is `false` for every combination of the values of the names it reads."""
+    nodes = list(walk(cond))
+    names = sorted({node.id for node in nodes if isinstance(node, n.Name)})
+    if any(name not in options for name in names):
+        return False
+    cases = len(nodes)  # the work: each case walks the condition once
+    for name in names:
+        cases *= len(options[name])
+        if cases > _MOST_CASES:
+            return False
+    return all(_value(cond, dict(zip(names, combo, strict=True))) is False
+               for combo in itertools.product(*(options[name] for name in names)))
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_LARGEST = 10 ** 30  # beyond it a product is not worked out (a chain of them would grow without end)
+
+
+def _value(expr, env: dict):
+    """The value of an expression of literals and known names, or _UNKNOWN."""
+    if isinstance(expr, n.Literal):
+        return expr.value
+    if isinstance(expr, n.Name):
+        return env.get(expr.id, _UNKNOWN)
+    if isinstance(expr, n.Not):
+        operand = _value(expr.operand, env)
+        return (not operand) if isinstance(operand, bool) else _UNKNOWN
+    if isinstance(expr, n.BoolOp):
+        left, right = _value(expr.left, env), _value(expr.right, env)
+        short = expr.op == "or"  # `or` is decided by a true side, `and` by a false one
+        if left is short or right is short:
+            return short
+        return (not short) if left is (not short) and right is (not short) else _UNKNOWN
+    if isinstance(expr, n.Negate):
+        operand = _value(expr.operand, env)
+        return -operand if _is_int(operand) else _UNKNOWN
+    if isinstance(expr, (n.Compare, n.Binary)):
+        table = _COMPARE if isinstance(expr, n.Compare) else _ARITH
+        left, right = _value(expr.left, env), _value(expr.right, env)
+        if expr.op not in table or _UNKNOWN in (left, right) or type(left) is not type(right):
+            return _UNKNOWN
+        if expr.op not in ("==", "!=") and not _is_int(left):
+            return _UNKNOWN
+        result = table[expr.op](left, right)
+        return _UNKNOWN if _is_int(result) and abs(result) > _LARGEST else result
+    return _UNKNOWN
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
-               unused_component, statement_after_end, shadowed_it)
+               unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
+               stop_can_only_fail)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

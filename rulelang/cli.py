@@ -1,4 +1,4 @@
-"""The command line: run (play at the terminal), lint, replay, explain, simulate and diff.
+"""The command line: run (play at the terminal), lint, fmt, replay, explain, simulate and diff.
 
 Exit codes: 0 clean, 1 errors found in the rules (or a fault while playing), 2 a usage or I/O
 problem, 130 interrupted. Bad input never shows a traceback: rules errors are diagnostics.
@@ -7,6 +7,7 @@ problem, 130 interrupted. Bad input never shows a traceback: rules errors are di
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import random
@@ -379,6 +380,45 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if errors else EXIT_OK
 
 
+# ---------------------------------------------------------------------- fmt
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Lay rules files out canonically: rewrite them, or with --check / --diff only report."""
+    from .formatter import format_file
+
+    changed, refused = [], []
+    unreadable = False
+    for path in args.files:
+        old, new, problems = format_file(path)
+        if new is None:
+            refused.append(path)
+            unreadable = unreadable or any(d.code == "E107" for d in problems)
+            for d in problems:
+                err(render_full(d) if d.span else render_full(d) + f"\n  --> {printable(path)}")
+            continue
+        if new == old:
+            continue
+        changed.append(path)
+        if args.diff:
+            for line in difflib.unified_diff(old.splitlines(), new.splitlines(), path, path, lineterm=""):
+                print(printable(line))
+        elif args.check:
+            print(printable(f"would reformat {path}"))
+        else:
+            try:
+                Path(path).write_text(new, encoding="utf-8", newline="")
+            except OSError as error:
+                err(f"error: cannot write {printable(path)}: {(error.strerror or str(error)).lower()}")
+                return EXIT_USAGE
+            print(printable(f"reformatted {path}"))
+    kept = len(args.files) - len(changed) - len(refused)
+    verb = "would be reformatted" if args.check or args.diff else "reformatted"
+    err(f"{len(changed)} file{'s' * (len(changed) != 1)} {verb}, {kept} unchanged"
+        + (f", {len(refused)} not formatted (errors)" if refused else ""))
+    if unreadable:
+        return EXIT_USAGE
+    return EXIT_ERRORS if refused or (changed and (args.check or args.diff)) else EXIT_OK
+
+
 # ---------------------------------------------------------------------- replay
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a log, print its trace, and say whether the rules reproduce it."""
@@ -551,6 +591,17 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--limit", action="append", default=[], type=_lint_limit, metavar="NAME=VALUE",
                       help="raise a limit, e.g. `pieces=200000` (docs/language.md, 3.1)")
     lint.set_defaults(handler=cmd_lint)
+
+    fmt = sub.add_parser("fmt", help="lay rules files out canonically (rewrites them in place)",
+                         description="Rewrite each FILE in the canonical layout: 4-space blocks, one "
+                         "space around operators and after commas, comments kept. Only whitespace changes.")
+    fmt.add_argument("files", nargs="+", metavar="FILE")
+    mode = fmt.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="change nothing; list the files that would "
+                      "change and exit 1 if any would")
+    mode.add_argument("--diff", action="store_true", help="change nothing; print a unified diff of the "
+                      "changes and exit 1 if there are any")
+    fmt.set_defaults(handler=cmd_fmt)
 
     replay = sub.add_parser("replay", help="replay a game log and check it reproduces")
     replay.add_argument("log", metavar="LOG")
