@@ -8,6 +8,8 @@ import itertools
 import types
 from typing import Any
 
+import attrs
+
 from . import model as m
 from . import nodes as n
 from .codegen import (
@@ -835,7 +837,8 @@ class _Code:
 
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
-        for stmt in body:
+        for index, stmt in enumerate(body):
+            self._rest = body[index + 1:]
             self.flush()  # one instruction per statement, so a fault names its own line
             self.compiler.prelude = []
             self._span = stmt.span
@@ -969,7 +972,12 @@ class _Code:
         if local is not None:
             self._same_kind(stmt.name, local[1], value.kind, stmt.value)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.name)
-        scope.names[stmt.name] = (f"fr[{slot}]", value.kind)
+        kind = value.kind
+        if kind == "none" and _assigned_in(getattr(self, "_rest", ()), stmt.name):
+            # `let best = none`, then `best = x` further on, maybe in a loop whose condition
+            # reads `best.number` before that line: from the start it is a piece or none.
+            kind = "any"
+        scope.names[stmt.name] = (f"fr[{slot}]", kind)
         self.line(f"fr[{slot}] = {value.code}")
 
     def _s_Assign(self, stmt, scope):
@@ -1301,6 +1309,22 @@ class _Code:
 
 def _doc_of(body: tuple) -> str:
     return body[0].text if body and isinstance(body[0], n.Doc) else ""
+
+
+def _assigned_in(body, name: str) -> bool:
+    """Whether a statement of ``body`` (or a block inside one) gives the variable ``name`` a
+    value with `=`."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Assign) and node.op == "=" and node.target.name == name and \
+                node.target.owner is None and not (isinstance(node.value, n.Literal) and node.value.value is None):
+            return True
+        if isinstance(node, tuple | list):
+            stack.extend(node)
+        elif isinstance(node, n.Node):
+            stack.extend(getattr(node, field.name) for field in attrs.fields(type(node)))
+    return False
 
 
 def _describe_stmt(stmt) -> str:
