@@ -40,7 +40,8 @@ bottom, first, last, distinct, subsets, any, all, seat, abs, position, runs, pai
 `define`.
 """)
 register("E104", "wrong-arguments", """
-A function, define or table column is called with the wrong number of arguments; or a table
+A function, define, table column or procedure (`do pay(player, 3)`) is given the wrong number
+of arguments (a procedure with parameters needs them: `do pay` alone is an error); or a table
 column with parameters is used without its call (`w.fires` instead of `w.fires(dice)`), or a
 plain column is called (`w.title(1)`).
 """)
@@ -680,10 +681,22 @@ class Compiler(ExpressionCompiler):
         code = _Code(self, Slots(), name, -1)
         code.section = kind
         if decl is not None:
-            code.block(decl.body, Scope())
+            code.block(decl.body, self._parameters(decl, code))
         code.call_done_triggers()
         code.emit(m.OP_RETURN)
         return code.finish()
+
+    def _parameters(self, decl: n.Node, code: _Code) -> Scope:
+        """A procedure's parameters: variables in its first slots, which `do` fills with the
+        arguments; their type is any value's, as a procedure is compiled once for every call."""
+        scope = Scope()
+        for param in getattr(decl, "params", ()):
+            if param in scope.names:
+                self.error("E102", f"procedure `{decl.name}` has two parameters named `{param}`", decl)
+                continue
+            scope.names[param] = (f"fr[{code.slots.new(param)}]", "any")
+        code.params = len(code.slots.names)
+        return scope
 
     def zone_list_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
         """Source of a list of zone indices: `pool + hand of others` names several zones here,
@@ -708,6 +721,8 @@ class Compiler(ExpressionCompiler):
         scope = Scope()
         trigger = None
         if when.event == "do":
+            # the rule sees the procedure's parameters, with their values when it is done
+            scope = self._parameters(self.procedures.get(when.procedure), code)
             end = code.label()
             if when.cond is not None:
                 try:
@@ -755,6 +770,7 @@ class _Code:
         self.code: list[list] = []
         self.spans: list = []
         self.loop_ends: list[list] = []
+        self.params = 0
         self._span = None
         self._lines: list[str] = []
         self._lines_span = None
@@ -804,7 +820,7 @@ class _Code:
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
-                           tuple(self.slots.names))
+                           tuple(self.slots.names), self.params)
 
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
@@ -1018,8 +1034,11 @@ class _Code:
 
     def call_done_triggers(self) -> None:
         """Run the `when do THIS` rules: where this procedure is done, by its end or `end turn`."""
-        for index in self.compiler.done_triggers.get(self.name, ()):
-            self.emit(m.OP_CALL, index)
+        triggers = self.compiler.done_triggers.get(self.name, ())
+        # they see this procedure's parameters: the first slots, as they are now
+        arguments = self.compiler.function(f"fr[:{self.params}]") if triggers and self.params else None
+        for index in triggers:
+            self.emit(m.OP_CALL, index, arguments)
 
     def _s_When(self, stmt, scope):
         self.error("E301", "`when` starts a triggered rule, which stands at the top level of the file", stmt,
@@ -1029,11 +1048,25 @@ class _Code:
         self.emit(m.OP_END_GAME)
 
     def _s_Do(self, stmt, scope):
-        if stmt.name not in self.compiler.procedures:
+        decl = self.compiler.procedures.get(stmt.name)
+        if decl is None:
             self.error("E101", f"unknown procedure `{stmt.name}`", stmt,
                        help=self.compiler.unknown_procedure_help(stmt.name, "do"))
             return
-        self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name])
+        given = stmt.args or ()
+        if len(given) != len(decl.params):
+            wanted = f"{len(decl.params)} argument(s)" + (f" ({', '.join(decl.params)})" if decl.params else "")
+            self.error("E104", f"procedure `{stmt.name}` takes {wanted}, not {len(given)}", stmt,
+                       help=f"write `do {stmt.name}({', '.join(decl.params)})` with a value for each"
+                       if decl.params else f"write `do {stmt.name}`")
+            raise CompileError
+        arguments = None
+        if given:
+            # worked out once, in order, when `do` runs; the procedure gets their values
+            self.compiler.prelude = []
+            parts = [self.code_of(arg, scope).code for arg in given]
+            arguments = self.compiler.function(f"({', '.join(parts)},)")
+        self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
 
     def _s_TakeTurns(self, stmt, scope):
         if self.section != "round":

@@ -45,6 +45,7 @@ LIMITS = {
     "idle_actions": ("decisions and rolls in a row without a turn or round beginning", "R510"),
     "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
     "log_depth": ("nesting of JSON values in a log", "E701"),
+    "call_depth": ("procedures running inside each other", "R513"),
 }
 
 

@@ -266,9 +266,19 @@ class Machine:
                         if self.used_once:
                             self.reset_once(("turn",))
                     proc = procedures[a]
-                    frame = [a, 0, [None] * proc.slot_count, op == 11]
+                    callee = [None] * proc.slot_count
+                    if b is not None:  # a procedure's arguments, worked out once, in the caller's frame
+                        frame[1] = pc
+                        callee[:proc.params] = b(self, slots)
+                        frame[1] = pc + 1
+                    if len(self.frames) >= self.game.run_limits.call_depth:
+                        frame[1] = pc
+                        raise RuntimeFault(self._diagnostic(
+                            "R513", f"procedures run inside each other more than {self.game.run_limits.call_depth} "
+                            "deep: a procedure that runs itself without end"))
+                    frame = [a, 0, callee, op == 11]
                     self.frames.append(frame)
-                    code, slots, pc = proc.code, frame[2], 0
+                    code, slots, pc = proc.code, callee, 0
                 elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
                     if op == 8:
                         self.events.append((rule, "end turn", self.player))

@@ -191,6 +191,7 @@ class Procedure:
     spans: tuple[Span | None, ...]
     slot_count: int
     slot_names: tuple[str, ...]
+    params: int = 0  # the first slots hold the arguments of `do NAME(...)`
 
 
 @attrs.frozen

@@ -250,9 +250,10 @@ class EndGame(Node):
 
 @attrs.frozen
 class Do(Node):
-    """``do procedure``."""
+    """``do procedure`` or ``do procedure(arguments)``; ``args`` is None without brackets."""
 
     name: str
+    args: tuple[Node, ...] | None = None
 
 
 @attrs.frozen
@@ -279,10 +280,15 @@ class Doc(Node):
 
 @attrs.frozen
 class GameEnds(Node):
-    """``game ends [after a round] when cond`` (in the ``end`` section)."""
+    """``game ends [after a round | after a last turn for the others] when cond`` (in the
+    ``end`` section); ``after`` is None, "round" or "last turns"."""
 
     cond: Node
-    after_round: bool = False
+    after: str | None = None
+
+    @property
+    def after_round(self) -> bool:
+        return self.after == "round"
 
 
 @attrs.frozen
@@ -539,10 +545,11 @@ class Section(Node):
 
 @attrs.frozen
 class ProcedureDecl(Node):
-    """``procedure name:``: statements run by ``do name``."""
+    """``procedure name[(params)]:``: statements run by ``do name`` or ``do name(args)``."""
 
     name: str
     body: tuple[Node, ...]
+    params: tuple[str, ...] = ()
 
 
 @attrs.frozen

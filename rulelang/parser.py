@@ -797,8 +797,8 @@ class AstBuilder(Transformer):
         return str(children[0])
 
     def procedure_decl(self, meta, children):
-        name, *body = children
-        return n.ProcedureDecl(str(name), tuple(body), span=self._span(meta))
+        name, params, *body = children
+        return n.ProcedureDecl(str(name), tuple(body), params or (), span=self._span(meta))
 
     def invariant_decl(self, meta, children):
         return n.InvariantDecl(str(children[0]), children[1], span=self._span(meta))
@@ -887,7 +887,10 @@ class AstBuilder(Transformer):
         return n.EndGame(span=self._span(meta))
 
     def do_stmt(self, meta, children):
-        return n.Do(str(children[0]), span=self._span(meta))
+        return n.Do(str(children[0]), children[1], span=self._span(meta))
+
+    def do_args(self, meta, children):
+        return tuple(c for c in children if c is not None)
 
     def turns_stmt(self, meta, children):
         return n.TakeTurns(children[0], span=self._span(meta))
@@ -902,11 +905,14 @@ class AstBuilder(Transformer):
         return n.Doc(_unquote(children[0]), span=self._span(meta))
 
     def ends_stmt(self, meta, children):
-        after_round, cond = children
-        return n.GameEnds(cond, bool(after_round), span=self._span(meta))
+        after, cond = children
+        return n.GameEnds(cond, after, span=self._span(meta))
 
     def after_round(self, meta, children):
-        return True
+        return "round"
+
+    def after_last_turns(self, meta, children):
+        return "last turns"
 
     def criterion_stmt(self, meta, children):
         return n.Criterion(children[0], children[1], span=self._span(meta))

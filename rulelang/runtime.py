@@ -93,6 +93,12 @@ A `create` would make more pieces than the limit for one game (100,000 by defaul
 together). The message names the rule. Raise the limit with `--limit pieces=N` if a real game
 needs it.
 """)
+register("R513", "procedures-too-deep", """
+Procedures ran inside each other more deeply than the limit (1,000 by default): a procedure
+that runs itself (`do` inside its own rules, or through another procedure) with no way to
+stop. The message names the rule of the `do` that went too deep. Give the repetition a way
+out (`if ...:` around the `do`), or raise the limit with `--limit call_depth=N`.
+""")
 register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
