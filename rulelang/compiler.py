@@ -596,8 +596,8 @@ class Compiler(ExpressionCompiler):
                 try:
                     if kind == "end" and isinstance(inner, n.GameEnds):
                         fn = self.truth(inner.cond, Scope(), slots)
-                        checks.append(m.Check(rule, fn, "end-round" if inner.after_round else "end-turn",
-                                              len(slots.names), span=inner.span))
+                        kind_of_end = {"round": "end-round", "last turns": "end-last-turns"}.get(inner.after, "end-turn")
+                        checks.append(m.Check(rule, fn, kind_of_end, len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion) and inner.direction == "nobody":
                         fn = self.truth(inner.value, Scope(), slots)
                         checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
@@ -655,7 +655,7 @@ class Compiler(ExpressionCompiler):
             while fr[index] < st.n:
                 seat = (st.first_player + fr[index]) % st.n
                 fr[index] += 1
-                if seat not in st.out:
+                if seat not in st.out and (st.last_turns is None or seat in st.last_turns):
                     st.player = seat
                     return True
             return False

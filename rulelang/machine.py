@@ -307,13 +307,35 @@ class Machine:
             raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error))) from None
 
     def _game_ends(self, after_round: bool) -> bool:
+        if self.last_turns is not None:  # the last turns under way: the player's was one of them
+            owed = self.last_turns - self.out - (frozenset() if after_round else {self.player})
+            if owed != self.last_turns:
+                self.last_turns = owed
+            if not owed:
+                self._finish(self.last_turns_rule)
+                return True
         for check in self.game.ends:
-            if check.kind == "end-round" and not after_round:
+            if check.kind != "end-turn" and (check.kind == "end-round") != after_round:
                 continue
+            if check.kind == "end-last-turns" and self.last_turns is not None:
+                continue  # the last turns are given once
             if check.test(self, [None] * check.slot_count):
+                if check.kind == "end-last-turns" and self._start_last_turns(check.rule):
+                    continue
                 self._finish(check.rule)
                 return True
         return False
+
+    def _start_last_turns(self, rule: int) -> bool:
+        """After this player's turn, every other player still in gets one more turn; False
+        when there is nobody to give one to (the game ends now)."""
+        owed = frozenset(range(self.n)) - self.out - {self.player}
+        if not owed:
+            return False
+        self.last_turns, self.last_turns_rule = owed, rule
+        order = [(self.player + k) % self.n for k in range(1, self.n)]
+        self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))
+        return True
 
     def _finish(self, rule: int) -> None:
         self.finished = True

@@ -143,6 +143,10 @@ class State(Board, Machine, Views):
         self.player = 0
         self.first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
         self.out: frozenset[int] = frozenset()  # players eliminated; replaced, never changed
+        # `game ends after a last turn for the others`: the seats still owed their last turn
+        # (None until such a condition holds) and that rule; replaced, never changed
+        self.last_turns: frozenset[int] | None = None
+        self.last_turns_rule = -1
         self.round_number = 0
         self.turn_number = 0
         self.frames: list[list] = []

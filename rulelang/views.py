@@ -449,6 +449,8 @@ class Views:
             text = f"player {payload + 1} is out"
         elif kind == "everyone out":
             text = "every player is out"
+        elif kind == "last turns":
+            text = "a last turn for " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "game over":
             names = ", ".join(f"player {p + 1}" for p in payload)
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"
