@@ -294,19 +294,21 @@ def _truthy(value):
     return bool(value) if isinstance(value, (list, bool)) else value is not None
 
 
+def piece_key(st, p: int) -> tuple:
+    """What makes pieces alike: a die's kind and face; another piece's kind and attributes."""
+    kind = st.pieces.kind[p]
+    if st.game.kinds[kind].is_die:
+        return (kind, st.dynamic[0][p])
+    return (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
+
+
 def _subsets(st, pieces: list) -> list[list[int]]:
     """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
     showing one face, the identical pieces of a `count`) give one group per number of them;
     pieces that differ (the cards of a `one for each`) give every combination."""
     groups: dict[tuple, list[int]] = {}
-    kinds = st.game.kinds
     for p in pieces:
-        kind = st.pieces.kind[p]
-        if kinds[kind].is_die:
-            key = (kind, st.dynamic[0][p])
-        else:
-            key = (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
-        groups.setdefault(key, []).append(p)
+        groups.setdefault(piece_key(st, p), []).append(p)
     keys = list(groups)
     size = 1
     for k in keys:

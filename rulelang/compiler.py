@@ -9,6 +9,7 @@ from typing import Any
 
 from . import model as m
 from . import nodes as n
+from . import several
 from .codegen import (
     SINGLE_FOR,
     CompileError,
@@ -1180,6 +1181,9 @@ class _Code:
         return options, element, slot, where
 
     def _s_Choose(self, stmt, scope):
+        if stmt.several is not None:
+            self._choose_several(stmt, scope)
+            return
         options, element, slot, where = self._choice_part(stmt, scope)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
@@ -1201,6 +1205,83 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
             self.place(after)
+
+    def _choose_several(self, stmt, scope):
+        """`choose NAME from PIECES, LOW to HIGH of them`: a chain of single-piece choices (one
+        decision each, with `done` once LOW are picked; see several.py); NAME gets the list."""
+        if stmt.then is not None:
+            self.error("E301", "a choice of several pieces cannot take a parameter (`then choose`)", stmt.then,
+                       help="choose the pieces first, then make a second choice")
+            raise CompileError
+        counts = []
+        for node in (stmt.several.low or stmt.several.high, stmt.several.high):
+            counted = self.code_of(node, scope)
+            if counted.kind not in ("int", "any"):
+                self.error("E201", f"a number of pieces needs a number, not {a_kind(counted.kind)}", node)
+                raise CompileError
+            counts.append(self.compiler.function(counted.code))
+        low, high = counts
+        if isinstance(stmt.several.low, n.Literal) and isinstance(stmt.several.high, n.Literal) and \
+                stmt.several.low.value > stmt.several.high.value:
+            self.error("E303", f"from {stmt.several.low.value} to {stmt.several.high.value} pieces is no number of "
+                       "pieces", stmt.several, help="write the smaller number first")
+            raise CompileError
+        local = scope.names.get(stmt.var)
+        if local is not None:
+            self._same_kind(stmt.var, local[1], "pieces", stmt)
+        # the single pieces, for the condition and each step: NAME is one piece there
+        options, element, pick, where = self._choice_part(stmt, Scope(scope))
+        if element not in ("piece", "any"):
+            self.error("E201", f"a choice of several pieces needs pieces, not {a_kind(element)}", stmt.options,
+                       help="to choose several values, choose from `subsets(...)` or one at a time")
+            raise CompileError
+        options = self.compiler.function(options)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
+        scope.names[stmt.var] = (f"fr[{slot}]", "pieces")
+        chain = self.slots.new("(several)")
+
+        def begin(st, fr):
+            pieces = options(st, fr)
+            if where is not None:
+                kept, before = [], fr[pick]
+                for piece in pieces:
+                    fr[pick] = piece
+                    if where(st, fr):
+                        kept.append(piece)
+                fr[pick], pieces = before, kept
+            fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr))
+
+        def advance(st, fr):
+            fr[chain] = several.take(fr[chain], fr[pick])
+
+        def finish(st, fr):
+            fr[slot] = list(fr[chain][2])
+
+        piece_json = _jsoner("piece")
+        otherwise = self.label() if stmt.otherwise is not None else None
+        spec = {
+            "options": lambda st, fr: several.options(fr[chain]), "where": None, "slot": pick,
+            "chooser": self._chooser(stmt.chooser, scope), "prompt": stmt.prompt or f"choose {stmt.var}",
+            "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
+            "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
+            "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
+            "several": True,
+        }
+        end, done = self.label(), self.label()
+        self.emit(m.OP_EXEC, begin)
+        top = self.here()
+        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: several.more(fr[chain]), done)
+        self.emit(m.OP_CHOOSE, spec)
+        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: fr[pick] is not None, done)
+        self.emit(m.OP_EXEC, advance)
+        self.emit(m.OP_JUMP, top)
+        self.place(done)
+        self.emit(m.OP_EXEC, finish)
+        if otherwise is not None:
+            self.emit(m.OP_JUMP, end)
+            self.place(otherwise)
+            self.block(stmt.otherwise, Scope(scope))
+        self.place(end)
 
     def _then_choose(self, stmt, scope, describe, to_json):
         """The parameter of a choice: its options are compiled with the first part's name in

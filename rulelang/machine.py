@@ -185,7 +185,7 @@ class Machine:
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
-                    if a.of_pieces and any(o.__class__ is not int for o in options):
+                    if a.of_pieces and not a.several and any(o.__class__ is not int for o in options):
                         raise RuntimeFault(self._diagnostic(
                             "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
                     if a.then is not None:

@@ -130,6 +130,7 @@ class ChoiceSpec:
     of_pieces: bool = False  # the options are pieces: a seat that cannot see them sees no choice
     private: bool = False  # the options are computed from what some seat cannot see
     then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
+    several: bool = False  # a step of a choice of several pieces: None among the options is `done`
 
 
 @attrs.frozen

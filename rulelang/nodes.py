@@ -342,6 +342,17 @@ class Choose(Node):
     prompt: str | None = None
     otherwise: tuple[Node, ...] | None = None
     then: ThenChoose | None = None  # a choice with a parameter: one decision over the pairs
+    several: Several | None = None  # a choice of several pieces, one decision per piece
+
+
+@attrs.frozen
+class Several(Node):
+    """``, N of them``, ``, LOW to HIGH of them`` or ``, up to HIGH of them`` after ``choose
+    name from pieces``: how many pieces the choice takes (``low`` None: as many as ``high``)."""
+
+    high: Node
+    low: Node | None = None
+    up_to: bool = False
 
 
 @attrs.frozen

@@ -949,8 +949,20 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, chooser, prompt, then, otherwise = children
-        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, span=self._span(meta))
+        var, options, where, several, chooser, prompt, then, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, several, span=self._span(meta))
+
+    def _count(self, child):
+        return n.Literal(self._int(child), span=self._tok_span(child)) if isinstance(child, Token) else child
+
+    def several_exactly(self, meta, children):
+        return n.Several(self._count(children[0]), span=self._span(meta))
+
+    def several_between(self, meta, children):
+        return n.Several(self._count(children[1]), self._count(children[0]), span=self._span(meta))
+
+    def several_up_to(self, meta, children):
+        return n.Several(self._count(children[0]), n.Literal(0, span=self._span(meta)), True, span=self._span(meta))
 
     def then_choose(self, meta, children):
         var, options, where, prompt = children

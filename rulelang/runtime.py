@@ -328,10 +328,11 @@ class State(Board, Machine, Views):
                     # who may see the value chosen: pieces where they lie; options computed
                     # from what not every seat sees (`private`), -1: the chooser only
                     first = value if spec.then is None else value[0]
-                    seen_in = self.where[first] if spec.of_pieces else -1 if spec.private else None
+                    seen_in = (None if first is None else self.where[first]) if spec.of_pieces else \
+                        -1 if spec.private else None  # None: `done`, after a choice of several
                     if spec.then is not None and spec.private:
                         seen_in = -1  # a parameter from what not every seat sees: the chooser's own
-                    if spec.of_pieces and seen_in >= self.piece_zone_base and \
+                    if spec.of_pieces and seen_in is not None and seen_in >= self.piece_zone_base and \
                             self.zone_of(seen_in)[0].visibility in ("public", "top only"):
                         seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))

@@ -44,7 +44,7 @@ class Views:
             piece = self.pending[2][action]
             if self.pending[1].then is not None:
                 piece = piece[0]  # hidden, it hides its parameter too
-            if self.sight(self.where[piece], viewer) != SEE_PIECES:
+            if piece is not None and self.sight(self.where[piece], viewer) != SEE_PIECES:
                 kind = self.game.kinds[self.pieces.kind[piece]].name
                 return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
                     f"{self.zone_name(self.where[piece], viewer)}"
