@@ -1209,9 +1209,20 @@ class _Code:
     def _choose_several(self, stmt, scope):
         """`choose NAME from PIECES, LOW to HIGH of them`: a chain of single-piece choices (one
         decision each, with `done` once LOW are picked; see several.py); NAME gets the list."""
+        local = scope.names.get(stmt.var)
+        if local is not None:
+            self._same_kind(stmt.var, local[1], "pieces", stmt)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
+        scope.names[stmt.var] = (f"fr[{slot}]", "pieces")  # bound first: an error here is the only one
         if stmt.then is not None:
             self.error("E301", "a choice of several pieces cannot take a parameter (`then choose`)", stmt.then,
                        help="choose the pieces first, then make a second choice")
+            raise CompileError
+        kind = self.code_of(stmt.options, Scope(scope)).kind
+        self.compiler.prelude = []
+        if kind in ("values", "players", "subsets", "zonelist", "int", "str", "label", "bool", "player"):
+            self.error("E201", f"a choice of several pieces needs pieces, not {a_kind(kind)}", stmt.options,
+                       help="to choose several values, choose from `subsets(...)`, or one at a time")
             raise CompileError
         counts = []
         for node in (stmt.several.low or stmt.several.high, stmt.several.high):
@@ -1226,18 +1237,9 @@ class _Code:
             self.error("E303", f"from {stmt.several.low.value} to {stmt.several.high.value} pieces is no number of "
                        "pieces", stmt.several, help="write the smaller number first")
             raise CompileError
-        local = scope.names.get(stmt.var)
-        if local is not None:
-            self._same_kind(stmt.var, local[1], "pieces", stmt)
         # the single pieces, for the condition and each step: NAME is one piece there
-        options, element, pick, where = self._choice_part(stmt, Scope(scope))
-        if element not in ("piece", "any"):
-            self.error("E201", f"a choice of several pieces needs pieces, not {a_kind(element)}", stmt.options,
-                       help="to choose several values, choose from `subsets(...)` or one at a time")
-            raise CompileError
+        options, _, pick, where = self._choice_part(stmt, Scope(scope))
         options = self.compiler.function(options)
-        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
-        scope.names[stmt.var] = (f"fr[{slot}]", "pieces")
         chain = self.slots.new("(several)")
 
         def begin(st, fr):
