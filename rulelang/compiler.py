@@ -10,6 +10,7 @@ from typing import Any
 from . import model as m
 from . import nodes as n
 from . import several
+from .checker import walk
 from .codegen import (
     SINGLE_FOR,
     CompileError,
@@ -108,6 +109,10 @@ class Compiler(ExpressionCompiler):
         self.counters: dict[str, n.CounterDecl] = {}
         self.defines: dict[str, n.DefineDecl] = {}
         self.procedures: dict[str, n.ProcedureDecl] = {}
+        # A procedure's parameters take the type of its arguments: the types given at each
+        # `do` compiled so far, then, once it is compiled, the types of its parameters.
+        self.argument_kinds: dict[str, list[tuple[tuple[str, ...], tuple[n.Node, ...]]]] = {}
+        self.parameter_kinds: dict[str, tuple[str, ...]] = {}
         self.sections: dict[str, n.Section] = {}
         self.invariants: list[n.InvariantDecl] = []
         self.shows: list[n.ShowDecl] = []
@@ -324,14 +329,27 @@ class Compiler(ExpressionCompiler):
             procedures[2] = self._compile_procedure("round", self.sections["round"], "round")
         else:
             procedures[2] = self._default_round()
+        # Procedures with parameters come last, each after the rules that run it, so that their
+        # parameters take the types of the arguments; so do the `when do` rules on them.
+        deferred = [name for name, decl in self.procedures.items() if decl.params]
         for name, decl in self.procedures.items():
-            procedures[self.proc_index[name]] = self._compile_procedure(name, decl, "procedure")
+            if name not in deferred:
+                procedures[self.proc_index[name]] = self._compile_procedure(name, decl, "procedure")
         move_triggers = []
         for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+            if when.event == "do" and when.procedure in deferred:
+                continue
             procedure, trigger = self._compile_trigger(rule, when, name)
             procedures[self.proc_index[name]] = procedure
             if trigger is not None:
                 move_triggers.append(trigger)
+        for procedure_name in self._callers_first(deferred):
+            self.parameter_kinds[procedure_name] = self._joined(procedure_name)
+            procedures[self.proc_index[procedure_name]] = self._compile_procedure(
+                procedure_name, self.procedures[procedure_name], "procedure")
+            for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+                if when.event == "do" and when.procedure == procedure_name:
+                    procedures[self.proc_index[name]] = self._compile_trigger(rule, when, name)[0]
         procedures[0] = self._main()
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
@@ -687,15 +705,52 @@ class Compiler(ExpressionCompiler):
         code.emit(m.OP_RETURN)
         return code.finish()
 
+    def _joined(self, name: str) -> tuple[str, ...]:
+        """The type of each parameter of a procedure: that of its arguments in the `do`s
+        compiled so far (`none` and any value's fit every type), any value's without one. An
+        argument of another type than the first `do`'s is E201 at its place."""
+        params = self.procedures[name].params
+        kinds = ["any"] * len(params)
+        for given, nodes in self.argument_kinds.get(name, ()):
+            for position, (kind, node) in enumerate(zip(given, nodes, strict=True)):
+                if kind in ("none", "any"):
+                    continue
+                if kinds[position] == "any":
+                    kinds[position] = kind
+                elif kind != kinds[position]:
+                    self.error("E201", f"`{params[position]}` of procedure `{name}` is given "
+                               f"{a_kind(kinds[position])} elsewhere, and {a_kind(kind)} here", node,
+                               help=f"give `{params[position]}` values of one type, or use a procedure of its own")
+        return tuple(kinds)
+
+    def _callers_first(self, names: list[str]) -> list[str]:
+        """Procedures in an order where each comes after those of ``names`` that run it (in
+        their rules or their `when do` rules); in a circle, the one declared first starts."""
+        runs = {}
+        for name in names:
+            bodies = [self.procedures[name].body] + [
+                rule.body for rule, when in self.triggers if when.event == "do" and when.procedure == name]
+            runs[name] = {node.name for node in walk(tuple(bodies)) if isinstance(node, n.Do)} - {name}
+        order, left = [], list(names)
+        while left:
+            free = next((name for name in left if not any(name in runs[other] for other in left if other != name)),
+                        left[0])
+            order.append(free)
+            left.remove(free)
+        return order
+
     def _parameters(self, decl: n.Node, code: _Code) -> Scope:
         """A procedure's parameters: variables in its first slots, which `do` fills with the
-        arguments; their type is any value's, as a procedure is compiled once for every call."""
+        arguments, typed as the arguments of the `do`s compiled before it (any value's when
+        they differ)."""
         scope = Scope()
-        for param in getattr(decl, "params", ()):
+        params = getattr(decl, "params", ())
+        kinds = self.parameter_kinds.get(decl.name, ("any",) * len(params)) if params else ()
+        for param, kind in zip(params, kinds, strict=True):
             if param in scope.names:
                 self.error("E102", f"procedure `{decl.name}` has two parameters named `{param}`", decl)
                 continue
-            scope.names[param] = (f"fr[{code.slots.new(param)}]", "any")
+            scope.names[param] = (f"fr[{code.slots.new(param)}]", kind)
         code.params = len(code.slots.names)
         return scope
 
@@ -1065,9 +1120,24 @@ class _Code:
         if given:
             # worked out once, in order, when `do` runs; the procedure gets their values
             self.compiler.prelude = []
-            parts = [self.code_of(arg, scope).code for arg in given]
-            arguments = self.compiler.function(f"({', '.join(parts)},)")
+            parts = [self.code_of(arg, scope) for arg in given]
+            self._argument_kinds(decl, [part.kind for part in parts], given)
+            arguments = self.compiler.function(f"({', '.join(part.code for part in parts)},)")
         self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
+
+    def _argument_kinds(self, decl, kinds, given):
+        """Before its procedure is compiled, a `do` adds its arguments' types to those its
+        parameters take; after, each argument must fit its parameter's type (E201)."""
+        held = self.compiler.parameter_kinds.get(decl.name)
+        if held is None:
+            self.compiler.argument_kinds.setdefault(decl.name, []).append((tuple(kinds), tuple(given)))
+            return
+        for param, kind, want, node in zip(decl.params, kinds, held, given, strict=True):
+            if want != "any" and kind not in (want, "any", "none"):
+                self.error("E201", f"`{param}` of procedure `{decl.name}` is given {a_kind(want)} elsewhere, "
+                           f"and {a_kind(kind)} here", node,
+                           help=f"give `{param}` values of one type, or use a procedure of its own")
+                raise CompileError
 
     def _s_TakeTurns(self, stmt, scope):
         if self.section != "round":
