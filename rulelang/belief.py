@@ -28,7 +28,8 @@ def state_key(state: State) -> tuple:
                    repr(pending[2]), pending[3:])
     return (tuple(map(tuple, state.zones)), tuple(map(tuple, state.dynamic)), repr(state.counters),
             repr(state.frames), pending, state.player, state.first_player, state.round_number,
-            state.turn_number, state.used_once, repr(state.fired), state.finished, len(state.where))
+            state.turn_number, state.used_once, repr(state.fired), state.finished, len(state.where),
+            state.last_turns)
 
 
 def _ways(replay: State, mover: int) -> list[tuple[object, float]]:

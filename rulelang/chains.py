@@ -63,6 +63,8 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
     replay.events, replay.history, replay.seen_lines = [], [], {}
     filled, sources, misses = [], {}, 0
     for i, (action, lines, mover, is_draw) in enumerate(seen.steps):
+        if replay.current_player() != mover:  # another step than the one seen: this path does not fit
+            return UNFIT, None, None, None
         way = action
         if way is None:
             way = path[i] if i < len(path) else None

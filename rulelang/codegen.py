@@ -330,6 +330,14 @@ def _truthy(value):
     return bool(value) if isinstance(value, (list, bool)) else value is not None
 
 
+def piece_key(st, p: int) -> tuple:
+    """What makes pieces alike: a die's kind and face; another piece's kind and attributes."""
+    kind = st.pieces.kind[p]
+    if st.game.kinds[kind].is_die:
+        return (kind, st.dynamic[0][p])
+    return (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
+
+
 def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
     showing one face, the identical pieces of a `count`) give one group per number of them;
@@ -337,14 +345,8 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     (a column), only the groups whose pieces all have one value in it, in the same order as
     among all the groups: the choice's condition rejects the others anyway."""
     groups: dict[tuple, list[int]] = {}
-    kinds = st.game.kinds
     for p in pieces:
-        kind = st.pieces.kind[p]
-        if kinds[kind].is_die:
-            key = (kind, st.dynamic[0][p])
-        else:
-            key = (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
-        groups.setdefault(key, []).append(p)
+        groups.setdefault(piece_key(st, p), []).append(p)
     keys = list(groups)
     if alike is None:
         classes = [range(len(keys))]

@@ -12,6 +12,8 @@ import attrs
 
 from . import model as m
 from . import nodes as n
+from . import several
+from .checker import walk
 from .codegen import (
     SINGLE_FOR,
     CompileError,
@@ -46,7 +48,8 @@ bottom, first, last, distinct, subsets, any, all, seat, abs, position, runs, pai
 `define`.
 """)
 register("E104", "wrong-arguments", """
-A function, define or table column is called with the wrong number of arguments; or a table
+A function, define, table column or procedure (`do pay(player, 3)`) is given the wrong number
+of arguments (a procedure with parameters needs them: `do pay` alone is an error); or a table
 column with parameters is used without its call (`w.fires` instead of `w.fires(dice)`), or a
 plain column is called (`w.title(1)`).
 """)
@@ -118,6 +121,10 @@ class Compiler(ExpressionCompiler):
         self.counters: dict[str, n.CounterDecl] = {}
         self.defines: dict[str, n.DefineDecl] = {}
         self.procedures: dict[str, n.ProcedureDecl] = {}
+        # A procedure's parameters take the type of its arguments: the types given at each
+        # `do` compiled so far, then, once it is compiled, the types of its parameters.
+        self.argument_kinds: dict[str, list[tuple[tuple[str, ...], tuple[n.Node, ...]]]] = {}
+        self.parameter_kinds: dict[str, tuple[str, ...]] = {}
         self.sections: dict[str, n.Section] = {}
         self.invariants: list[n.InvariantDecl] = []
         self.shows: list[n.ShowDecl] = []
@@ -335,14 +342,27 @@ class Compiler(ExpressionCompiler):
             procedures[2] = self._compile_procedure("round", self.sections["round"], "round")
         else:
             procedures[2] = self._default_round()
+        # Procedures with parameters come last, each after the rules that run it, so that their
+        # parameters take the types of the arguments; so do the `when do` rules on them.
+        deferred = [name for name, decl in self.procedures.items() if decl.params]
         for name, decl in self.procedures.items():
-            procedures[self.proc_index[name]] = self._compile_procedure(name, decl, "procedure")
+            if name not in deferred:
+                procedures[self.proc_index[name]] = self._compile_procedure(name, decl, "procedure")
         move_triggers = []
         for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+            if when.event == "do" and when.procedure in deferred:
+                continue
             procedure, trigger = self._compile_trigger(rule, when, name)
             procedures[self.proc_index[name]] = procedure
             if trigger is not None:
                 move_triggers.append(trigger)
+        for procedure_name in self._callers_first(deferred):
+            self.parameter_kinds[procedure_name] = self._joined(procedure_name)
+            procedures[self.proc_index[procedure_name]] = self._compile_procedure(
+                procedure_name, self.procedures[procedure_name], "procedure")
+            for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
+                if when.event == "do" and when.procedure == procedure_name:
+                    procedures[self.proc_index[name]] = self._compile_trigger(rule, when, name)[0]
         procedures[0] = self._main()
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
@@ -624,8 +644,8 @@ class Compiler(ExpressionCompiler):
                 try:
                     if kind == "end" and isinstance(inner, n.GameEnds):
                         fn = self.truth(inner.cond, Scope(), slots)
-                        checks.append(m.Check(rule, fn, "end-round" if inner.after_round else "end-turn",
-                                              len(slots.names), span=inner.span))
+                        kind_of_end = {"round": "end-round", "last turns": "end-last-turns"}.get(inner.after, "end-turn")
+                        checks.append(m.Check(rule, fn, kind_of_end, len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion) and inner.direction == "nobody":
                         fn = self.truth(inner.value, Scope(), slots)
                         checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
@@ -683,7 +703,7 @@ class Compiler(ExpressionCompiler):
             while fr[index] < st.n:
                 seat = (st.first_player + fr[index]) % st.n
                 fr[index] += 1
-                if seat not in st.out:
+                if seat not in st.out and (st.last_turns is None or seat in st.last_turns):
                     st.player = seat
                     return True
             return False
@@ -709,10 +729,59 @@ class Compiler(ExpressionCompiler):
         code = _Code(self, Slots(), name, -1)
         code.section = kind
         if decl is not None:
-            code.block(decl.body, Scope())
+            code.block(decl.body, self._parameters(decl, code))
         code.call_done_triggers()
         code.emit(m.OP_RETURN)
         return code.finish()
+
+    def _joined(self, name: str) -> tuple[str, ...]:
+        """The type of each parameter of a procedure: that of its arguments in the `do`s
+        compiled so far (`none` and any value's fit every type), any value's without one. An
+        argument of another type than the first `do`'s is E201 at its place."""
+        params = self.procedures[name].params
+        kinds = ["any"] * len(params)
+        for given, nodes in self.argument_kinds.get(name, ()):
+            for position, (kind, node) in enumerate(zip(given, nodes, strict=True)):
+                if kind in ("none", "any"):
+                    continue
+                if kinds[position] == "any":
+                    kinds[position] = kind
+                elif kind != kinds[position]:
+                    self.error("E201", f"`{params[position]}` of procedure `{name}` is given "
+                               f"{a_kind(kinds[position])} elsewhere, and {a_kind(kind)} here", node,
+                               help=f"give `{params[position]}` values of one type, or use a procedure of its own")
+        return tuple(kinds)
+
+    def _callers_first(self, names: list[str]) -> list[str]:
+        """Procedures in an order where each comes after those of ``names`` that run it (in
+        their rules or their `when do` rules); in a circle, the one declared first starts."""
+        runs = {}
+        for name in names:
+            bodies = [self.procedures[name].body] + [
+                rule.body for rule, when in self.triggers if when.event == "do" and when.procedure == name]
+            runs[name] = {node.name for node in walk(tuple(bodies)) if isinstance(node, n.Do)} - {name}
+        order, left = [], list(names)
+        while left:
+            free = next((name for name in left if not any(name in runs[other] for other in left if other != name)),
+                        left[0])
+            order.append(free)
+            left.remove(free)
+        return order
+
+    def _parameters(self, decl: n.Node, code: _Code) -> Scope:
+        """A procedure's parameters: variables in its first slots, which `do` fills with the
+        arguments, typed as the arguments of the `do`s compiled before it (any value's when
+        they differ)."""
+        scope = Scope()
+        params = getattr(decl, "params", ())
+        kinds = self.parameter_kinds.get(decl.name, ("any",) * len(params)) if params else ()
+        for param, kind in zip(params, kinds, strict=True):
+            if param in scope.names:
+                self.error("E102", f"procedure `{decl.name}` has two parameters named `{param}`", decl)
+                continue
+            scope.names[param] = (f"fr[{code.slots.new(param)}]", kind)
+        code.params = len(code.slots.names)
+        return scope
 
     def zone_list_code(self, node: n.Node, scope: Scope, slots: Slots) -> str:
         """Source of a list of zone indices: `pool + hand of others` names several zones here,
@@ -737,6 +806,8 @@ class Compiler(ExpressionCompiler):
         scope = Scope()
         trigger = None
         if when.event == "do":
+            # the rule sees the procedure's parameters, with their values when it is done
+            scope = self._parameters(self.procedures.get(when.procedure), code)
             end = code.label()
             if when.cond is not None:
                 try:
@@ -784,6 +855,7 @@ class _Code:
         self.code: list[list] = []
         self.spans: list = []
         self.loop_ends: list[list] = []
+        self.params = 0
         self._span = None
         self._lines: list[str] = []
         self._lines_span = None
@@ -833,7 +905,7 @@ class _Code:
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
-                           tuple(self.slots.names))
+                           tuple(self.slots.names), self.params)
 
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
@@ -1074,8 +1146,11 @@ class _Code:
 
     def call_done_triggers(self) -> None:
         """Run the `when do THIS` rules: where this procedure is done, by its end or `end turn`."""
-        for index in self.compiler.done_triggers.get(self.name, ()):
-            self.emit(m.OP_CALL, index)
+        triggers = self.compiler.done_triggers.get(self.name, ())
+        # they see this procedure's parameters: the first slots, as they are now
+        arguments = self.compiler.function(f"fr[:{self.params}]") if triggers and self.params else None
+        for index in triggers:
+            self.emit(m.OP_CALL, index, arguments)
 
     def _s_When(self, stmt, scope):
         self.error("E301", "`when` starts a triggered rule, which stands at the top level of the file", stmt,
@@ -1085,11 +1160,40 @@ class _Code:
         self.emit(m.OP_END_GAME)
 
     def _s_Do(self, stmt, scope):
-        if stmt.name not in self.compiler.procedures:
+        decl = self.compiler.procedures.get(stmt.name)
+        if decl is None:
             self.error("E101", f"unknown procedure `{stmt.name}`", stmt,
                        help=self.compiler.unknown_procedure_help(stmt.name, "do"))
             return
-        self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name])
+        given = stmt.args or ()
+        if len(given) != len(decl.params):
+            wanted = f"{len(decl.params)} argument(s)" + (f" ({', '.join(decl.params)})" if decl.params else "")
+            self.error("E104", f"procedure `{stmt.name}` takes {wanted}, not {len(given)}", stmt,
+                       help=f"write `do {stmt.name}({', '.join(decl.params)})` with a value for each"
+                       if decl.params else f"write `do {stmt.name}`")
+            raise CompileError
+        arguments = None
+        if given:
+            # worked out once, in order, when `do` runs; the procedure gets their values
+            self.compiler.prelude = []
+            parts = [self.code_of(arg, scope) for arg in given]
+            self._argument_kinds(decl, [part.kind for part in parts], given)
+            arguments = self.compiler.function(f"({', '.join(part.code for part in parts)},)")
+        self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
+
+    def _argument_kinds(self, decl, kinds, given):
+        """Before its procedure is compiled, a `do` adds its arguments' types to those its
+        parameters take; after, each argument must fit its parameter's type (E201)."""
+        held = self.compiler.parameter_kinds.get(decl.name)
+        if held is None:
+            self.compiler.argument_kinds.setdefault(decl.name, []).append((tuple(kinds), tuple(given)))
+            return
+        for param, kind, want, node in zip(decl.params, kinds, held, given, strict=True):
+            if want != "any" and kind not in (want, "any", "none"):
+                self.error("E201", f"`{param}` of procedure `{decl.name}` is given {a_kind(want)} elsewhere, "
+                           f"and {a_kind(kind)} here", node,
+                           help=f"give `{param}` values of one type, or use a procedure of its own")
+                raise CompileError
 
     def _s_TakeTurns(self, stmt, scope):
         if self.section != "round":
@@ -1207,6 +1311,9 @@ class _Code:
         return options, element, slot, where
 
     def _s_Choose(self, stmt, scope):
+        if stmt.several is not None:
+            self._choose_several(stmt, scope)
+            return
         options, element, slot, where = self._choice_part(stmt, scope)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
@@ -1247,6 +1354,89 @@ class _Code:
             return text if text.__class__ is str else shown(text)
 
         return describe
+
+    def _choose_several(self, stmt, scope):
+        """`choose NAME from PIECES, LOW to HIGH of them`: a chain of single-piece choices (one
+        decision each, with `done` once LOW are picked; see several.py); NAME gets the list."""
+        local = scope.names.get(stmt.var)
+        if local is not None:
+            self._same_kind(stmt.var, local[1], "pieces", stmt)
+        slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
+        scope.names[stmt.var] = (f"fr[{slot}]", "pieces")  # bound first: an error here is the only one
+        if stmt.then is not None:
+            self.error("E301", "a choice of several pieces cannot take a parameter (`then choose`)", stmt.then,
+                       help="choose the pieces first, then make a second choice")
+            raise CompileError
+        if stmt.label is not None:
+            self.error("E301", "a choice of several pieces names each piece; it takes no `labelled`", stmt.label,
+                       help="remove `labelled ...`: each step offers one piece, shown by its name")
+            raise CompileError
+        kind = self.code_of(stmt.options, Scope(scope)).kind
+        self.compiler.prelude = []
+        if kind in ("values", "players", "subsets", "zonelist", "int", "str", "label", "bool", "player"):
+            self.error("E201", f"a choice of several pieces needs pieces, not {a_kind(kind)}", stmt.options,
+                       help="to choose several values, choose from `subsets(...)`, or one at a time")
+            raise CompileError
+        counts = []
+        for node in (stmt.several.low or stmt.several.high, stmt.several.high):
+            counted = self.code_of(node, scope)
+            if counted.kind not in ("int", "any"):
+                self.error("E201", f"a number of pieces needs a number, not {a_kind(counted.kind)}", node)
+                raise CompileError
+            counts.append(self.compiler.function(counted.code))
+        low, high = counts
+        if isinstance(stmt.several.low, n.Literal) and isinstance(stmt.several.high, n.Literal) and \
+                stmt.several.low.value > stmt.several.high.value:
+            self.error("E303", f"from {stmt.several.low.value} to {stmt.several.high.value} pieces is no number of "
+                       "pieces", stmt.several, help="write the smaller number first")
+            raise CompileError
+        # the single pieces, for the condition and each step: NAME is one piece there
+        options, _, pick, where = self._choice_part(stmt, Scope(scope))
+        options = self.compiler.function(options)
+        chain = self.slots.new("(several)")
+
+        def begin(st, fr):
+            pieces = options(st, fr)
+            if where is not None:
+                kept, before = [], fr[pick]
+                for piece in pieces:
+                    fr[pick] = piece
+                    if where(st, fr):
+                        kept.append(piece)
+                fr[pick], pieces = before, kept
+            fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr))
+
+        def advance(st, fr):
+            fr[chain] = several.take(fr[chain], fr[pick])
+
+        def finish(st, fr):
+            fr[slot] = list(fr[chain][2])
+
+        piece_json = _jsoner("piece")
+        otherwise = self.label() if stmt.otherwise is not None else None
+        spec = {
+            "options": lambda st, fr: several.options(fr[chain]), "where": None, "slot": pick,
+            "chooser": self._chooser(stmt.chooser, scope), "prompt": stmt.prompt or f"choose {stmt.var}",
+            "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
+            "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
+            "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
+            "several": True,
+        }
+        end, done = self.label(), self.label()
+        self.emit(m.OP_EXEC, begin)
+        top = self.here()
+        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: several.more(fr[chain]), done)
+        self.emit(m.OP_CHOOSE, spec)
+        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: fr[pick] is not None, done)
+        self.emit(m.OP_EXEC, advance)
+        self.emit(m.OP_JUMP, top)
+        self.place(done)
+        self.emit(m.OP_EXEC, finish)
+        if otherwise is not None:
+            self.emit(m.OP_JUMP, end)
+            self.place(otherwise)
+            self.block(stmt.otherwise, Scope(scope))
+        self.place(end)
 
     def _then_choose(self, stmt, scope, describe, to_json):
         """The parameter of a choice: its options are compiled with the first part's name in

@@ -46,6 +46,7 @@ LIMITS = {
     "idle_actions": ("decisions and rolls in a row without a turn or round beginning", "R510"),
     "log_bytes": ("a game log read by replay or --resume, in bytes", "E702"),
     "log_depth": ("nesting of JSON values in a log", "E701"),
+    "call_depth": ("procedures running inside each other", "R513"),
 }
 
 
@@ -123,9 +124,11 @@ class RulesTree:
         merged, _ = resolve(tree, parse_file) if tree is not None else (None, [])
         self.rules: dict[str, n.Rule] = {}
         self.defines: dict[str, n.DefineDecl] = {}
+        self.parameters: dict[str, tuple[str, ...]] = {}  # a procedure's name -> its parameters
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
             self.defines = {item.name: item for item in merged.items if isinstance(item, n.DefineDecl)}
+            self.parameters = {item.name: item.params for item in merged.items if isinstance(item, n.ProcedureDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
             for item in merged.items:
@@ -174,6 +177,8 @@ def _trigger_lines(tree: RulesTree, name: str) -> list[str]:
     lines = [] if holder.name == name else [f"  part of triggered rule `{holder.name}`"]
     if when.event == "do":
         lines.append(f"  when:    procedure `{when.procedure}` is done (at its end, or at its `end turn`)")
+        if tree.parameters.get(when.procedure):
+            lines.append(f"  sees:    its parameters {', '.join(tree.parameters[when.procedure])}")
     else:
         lines.append("  when:    a move" + (f" from {source_text(when.source)}" if when.source else "")
                      + (f" to {source_text(when.to)}" if when.to else ""))

@@ -247,8 +247,10 @@ class HiddenValues:
         frames: list[tuple[tuple, dict, Any]] = []
         for section in c.sections.values():
             frames.append((section.body, {}, lambda: PUBLIC))
+        self.proc_envs: dict[str, dict] = {}  # procedure -> its frame's variables (parameters too)
         for name, decl in c.procedures.items():
-            frames.append((decl.body, {}, lambda name=name: self.called.get(name, PUBLIC)))
+            self.proc_envs[name] = {param: _PUBLIC for param in decl.params}
+            frames.append((decl.body, self.proc_envs[name], lambda name=name: self.called.get(name, PUBLIC)))
         for _, when in c.triggers:
             frames.append(self._trigger_frame(when))
         for body, env, _ in frames:
@@ -274,6 +276,9 @@ class HiddenValues:
                 return max(self.move_pc, self.expr(when.cond, env, None).level if when.cond is not None else PUBLIC)
         else:
             def entry():
+                # the procedure's parameters, as private as anything they were given or set to
+                for param in getattr(self.c.procedures.get(when.procedure), "params", ()):
+                    self._assign(env, param, self.proc_envs[when.procedure].get(param, _PUBLIC), PUBLIC)
                 cond = self.expr(when.cond, env, None).level if when.cond is not None else PUBLIC
                 return max(self.called.get(when.procedure, PUBLIC), cond)
         return when.body, env, entry
@@ -336,6 +341,10 @@ class HiddenValues:
             self._block(stmt.body, env, pc)
         elif isinstance(stmt, n.Do):
             self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)
+            decl, callee = self.c.procedures.get(stmt.name), self.proc_envs.get(stmt.name)
+            if decl is not None and stmt.args is not None and len(stmt.args) == len(decl.params):
+                for param, arg in zip(decl.params, stmt.args, strict=True):
+                    self._assign(callee, param, self.expr(arg, env, None), pc)
         elif isinstance(stmt, (n.Move, n.Draw, n.Create)):
             self.move_pc = max(self.move_pc, pc)
 

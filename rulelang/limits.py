@@ -26,6 +26,7 @@ class Limits:
     idle_actions: int = 10_000           # decisions and rolls without a turn or round beginning
     log_bytes: int = 50_000_000          # a game log read by replay or --resume
     log_depth: int = 20                  # nesting of JSON values in a log
+    call_depth: int = 1_000              # procedures running inside each other (`do` within `do`)
 
     def replace(self, **changes: Any) -> Limits:
         return attrs.evolve(self, **changes)

@@ -196,7 +196,7 @@ class Machine:
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
-                    if a.of_pieces and any(o.__class__ is not int for o in options):
+                    if a.of_pieces and not a.several and any(o.__class__ is not int for o in options):
                         raise RuntimeFault(self._diagnostic(
                             "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
                     if a.then is not None:
@@ -279,9 +279,19 @@ class Machine:
                         if self.used_once:
                             self.reset_once(("turn",))
                     proc = procedures[a]
-                    frame = [a, 0, [None] * proc.slot_count, op == 11]
+                    callee = [None] * proc.slot_count
+                    if b is not None:  # a procedure's arguments, worked out once, in the caller's frame
+                        frame[1] = pc
+                        callee[:proc.params] = b(self, slots)
+                        frame[1] = pc + 1
+                    if len(self.frames) >= self.game.run_limits.call_depth:
+                        frame[1] = pc
+                        raise RuntimeFault(self._diagnostic(
+                            "R513", f"procedures run inside each other more than {self.game.run_limits.call_depth} "
+                            "deep: a procedure that runs itself without end"))
+                    frame = [a, 0, callee, op == 11]
                     self.frames.append(frame)
-                    code, slots, pc = proc.code, frame[2], 0
+                    code, slots, pc = proc.code, callee, 0
                 elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
                     if op == 8:
                         self.events.append((rule, "end turn", self.player))
@@ -310,13 +320,35 @@ class Machine:
             raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error))) from None
 
     def _game_ends(self, after_round: bool) -> bool:
+        if self.last_turns is not None:  # the last turns under way: the player's was one of them
+            owed = self.last_turns - self.out - (frozenset() if after_round else {self.player})
+            if owed != self.last_turns:
+                self.last_turns = owed
+            if not owed:
+                self._finish(self.last_turns_rule)
+                return True
         for check in self.game.ends:
-            if check.kind == "end-round" and not after_round:
+            if check.kind != "end-turn" and (check.kind == "end-round") != after_round:
                 continue
+            if check.kind == "end-last-turns" and self.last_turns is not None:
+                continue  # the last turns are given once
             if check.test(self, [None] * check.slot_count):
+                if check.kind == "end-last-turns" and self._start_last_turns(check.rule):
+                    continue
                 self._finish(check.rule)
                 return True
         return False
+
+    def _start_last_turns(self, rule: int) -> bool:
+        """After this player's turn, every other player still in gets one more turn; False
+        when there is nobody to give one to (the game ends now)."""
+        owed = frozenset(range(self.n)) - self.out - {self.player}
+        if not owed:
+            return False
+        self.last_turns, self.last_turns_rule = owed, rule
+        order = [(self.player + k) % self.n for k in range(1, self.n)]
+        self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))
+        return True
 
     def _finish(self, rule: int) -> None:
         self.finished = True

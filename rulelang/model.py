@@ -139,6 +139,7 @@ class ChoiceSpec:
     private: bool = False  # the options are computed from what some seat cannot see
     then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
     labelled: bool = False  # `labelled EXPR`: describe gives each option's label, unique per decision
+    several: bool = False  # a step of a choice of several pieces: None among the options is `done`
 
 
 @attrs.frozen
@@ -200,6 +201,7 @@ class Procedure:
     spans: tuple[Span | None, ...]
     slot_count: int
     slot_names: tuple[str, ...]
+    params: int = 0  # the first slots hold the arguments of `do NAME(...)`
 
 
 @attrs.frozen
@@ -223,7 +225,7 @@ class Check:
 
     rule: int
     test: Evaluator
-    kind: str  # "end-turn", "end-round", "most", "least", "nobody", "invariant"
+    kind: str  # "end-turn", "end-round", "end-last-turns", "most", "least", "nobody", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
     # who sees a winner criterion's value in a player's row before the end: "all", "owner"

@@ -258,9 +258,10 @@ class EndGame(Node):
 
 @attrs.frozen
 class Do(Node):
-    """``do procedure``."""
+    """``do procedure`` or ``do procedure(arguments)``; ``args`` is None without brackets."""
 
     name: str
+    args: tuple[Node, ...] | None = None
 
 
 @attrs.frozen
@@ -287,10 +288,15 @@ class Doc(Node):
 
 @attrs.frozen
 class GameEnds(Node):
-    """``game ends [after a round] when cond`` (in the ``end`` section)."""
+    """``game ends [after a round | after a last turn for the others] when cond`` (in the
+    ``end`` section); ``after`` is None, "round" or "last turns"."""
 
     cond: Node
-    after_round: bool = False
+    after: str | None = None
+
+    @property
+    def after_round(self) -> bool:
+        return self.after == "round"
 
 
 @attrs.frozen
@@ -345,6 +351,17 @@ class Choose(Node):
     otherwise: tuple[Node, ...] | None = None
     then: ThenChoose | None = None  # a choice with a parameter: one decision over the pairs
     label: Node | None = None  # `labelled EXPR`: what each option shows, worked out with the option named
+    several: Several | None = None  # a choice of several pieces, one decision per piece
+
+
+@attrs.frozen
+class Several(Node):
+    """``, N of them``, ``, LOW to HIGH of them`` or ``, up to HIGH of them`` after ``choose
+    name from pieces``: how many pieces the choice takes (``low`` None: as many as ``high``)."""
+
+    high: Node
+    low: Node | None = None
+    up_to: bool = False
 
 
 @attrs.frozen
@@ -550,10 +567,11 @@ class Section(Node):
 
 @attrs.frozen
 class ProcedureDecl(Node):
-    """``procedure name:``: statements run by ``do name``."""
+    """``procedure name[(params)]:``: statements run by ``do name`` or ``do name(args)``."""
 
     name: str
     body: tuple[Node, ...]
+    params: tuple[str, ...] = ()
 
 
 @attrs.frozen

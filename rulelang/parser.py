@@ -801,8 +801,8 @@ class AstBuilder(Transformer):
         return str(children[0])
 
     def procedure_decl(self, meta, children):
-        name, *body = children
-        return n.ProcedureDecl(str(name), tuple(body), span=self._span(meta))
+        name, params, *body = children
+        return n.ProcedureDecl(str(name), tuple(body), params or (), span=self._span(meta))
 
     def invariant_decl(self, meta, children):
         return n.InvariantDecl(str(children[0]), children[1], span=self._span(meta))
@@ -891,7 +891,10 @@ class AstBuilder(Transformer):
         return n.EndGame(span=self._span(meta))
 
     def do_stmt(self, meta, children):
-        return n.Do(str(children[0]), span=self._span(meta))
+        return n.Do(str(children[0]), children[1], span=self._span(meta))
+
+    def do_args(self, meta, children):
+        return tuple(c for c in children if c is not None)
 
     def turns_stmt(self, meta, children):
         return n.TakeTurns(children[0], span=self._span(meta))
@@ -906,11 +909,14 @@ class AstBuilder(Transformer):
         return n.Doc(_unquote(children[0]), span=self._span(meta))
 
     def ends_stmt(self, meta, children):
-        after_round, cond = children
-        return n.GameEnds(cond, bool(after_round), span=self._span(meta))
+        after, cond = children
+        return n.GameEnds(cond, after, span=self._span(meta))
 
     def after_round(self, meta, children):
-        return True
+        return "round"
+
+    def after_last_turns(self, meta, children):
+        return "last turns"
 
     def criterion_stmt(self, meta, children):
         return n.Criterion(children[0], children[1], span=self._span(meta))
@@ -947,11 +953,24 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, chooser, prompt, label, then, otherwise = children
-        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, label, span=self._span(meta))
+        var, options, where, several, chooser, prompt, label, then, otherwise = children
+        return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, label, several,
+                        span=self._span(meta))
 
     def option_label(self, meta, children):
         return children[0]
+
+    def _count(self, child):
+        return n.Literal(self._int(child), span=self._tok_span(child)) if isinstance(child, Token) else child
+
+    def several_exactly(self, meta, children):
+        return n.Several(self._count(children[0]), span=self._span(meta))
+
+    def several_between(self, meta, children):
+        return n.Several(self._count(children[1]), self._count(children[0]), span=self._span(meta))
+
+    def several_up_to(self, meta, children):
+        return n.Several(self._count(children[0]), n.Literal(0, span=self._span(meta)), True, span=self._span(meta))
 
     def then_choose(self, meta, children):
         var, options, where, prompt = children

@@ -93,6 +93,12 @@ A `create` would make more pieces than the limit for one game (100,000 by defaul
 together). The message names the rule. Raise the limit with `--limit pieces=N` if a real game
 needs it.
 """)
+register("R513", "procedures-too-deep", """
+Procedures ran inside each other more deeply than the limit (1,000 by default): a procedure
+that runs itself (`do` inside its own rules, or through another procedure) with no way to
+stop. The message names the rule of the `do` that went too deep. Give the repetition a way
+out (`if ...:` around the `do`), or raise the limit with `--limit call_depth=N`.
+""")
 register("R506", "invalid-action", """
 An action was applied that is not among the legal actions of the state (a bad log or a bad
 scripted move).
@@ -137,6 +143,10 @@ class State(Board, Machine, Views):
         self.player = 0
         self.first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
         self.out: frozenset[int] = frozenset()  # players eliminated; replaced, never changed
+        # `game ends after a last turn for the others`: the seats still owed their last turn
+        # (None until such a condition holds) and that rule; replaced, never changed
+        self.last_turns: frozenset[int] | None = None
+        self.last_turns_rule = -1
         self.round_number = 0
         self.turn_number = 0
         self.frames: list[list] = []
@@ -318,10 +328,11 @@ class State(Board, Machine, Views):
                     # who may see the value chosen: pieces where they lie; options computed
                     # from what not every seat sees (`private`), -1: the chooser only
                     first = value if spec.then is None else value[0]
-                    seen_in = self.where[first] if spec.of_pieces else -1 if spec.private else None
+                    seen_in = (None if first is None else self.where[first]) if spec.of_pieces else \
+                        -1 if spec.private else None  # None: `done`, after a choice of several
                     if spec.then is not None and spec.private:
                         seen_in = -1  # a parameter from what not every seat sees: the chooser's own
-                    if spec.of_pieces and seen_in >= self.piece_zone_base and \
+                    if spec.of_pieces and seen_in is not None and seen_in >= self.piece_zone_base and \
                             self.zone_of(seen_in)[0].visibility in ("public", "top only"):
                         seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))

@@ -45,7 +45,7 @@ class Views:
             piece = self.pending[2][action]
             if self.pending[1].then is not None:
                 piece = piece[0]  # hidden, it hides its parameter too
-            if self.sight(self.where[piece], viewer) != SEE_PIECES:
+            if piece is not None and self.sight(self.where[piece], viewer) != SEE_PIECES:
                 kind = self.game.kinds[self.pieces.kind[piece]].name
                 return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
                     f"{self.zone_name(self.where[piece], viewer)}"
@@ -447,6 +447,8 @@ class Views:
             text = f"player {payload + 1} is out"
         elif kind == "everyone out":
             text = "every player is out"
+        elif kind == "last turns":
+            text = "a last turn for " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "game over":
             names = ", ".join(f"player {p + 1}" for p in payload)
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"

@@ -1,0 +1,58 @@
+"""A choice of several pieces (`choose NAME from PIECES, 1 to 3 of them`) as a chain of
+single-piece decisions: the pieces on offer, and what each pick leaves to choose.
+
+The pieces to choose from are put in the collection's order with identical pieces side by side
+(at the place of the first of them). Each step offers, after the previous pick, the first
+piece of each run of identical pieces, so every group of pieces is reached by exactly one
+chain of picks; a piece is offered only if enough pieces follow it to reach the minimum, and
+`done` (None) only once the minimum is reached, so every step can be completed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .codegen import _items, piece_key
+
+
+def start(st, pieces: list, low: Any, high: Any) -> tuple:
+    """The chain's state: (pieces in offering order, their keys, picked, position, low, high)."""
+    for bound in (low, high):
+        if bound.__class__ is not int:
+            raise ValueError(f"a number of pieces to choose must be a number, not {bound!r}")
+    if not 0 <= low <= high:
+        raise ValueError(f"cannot choose from {low} to {high} pieces")
+    runs: dict[Any, list[int]] = {}
+    for p in _items(st, pieces):
+        if p.__class__ is not int:
+            raise ValueError("a choice of several pieces needs pieces; one of its options is not a piece")
+        runs.setdefault(piece_key(st, p), []).append(p)
+    pool = [p for run in runs.values() for p in run]
+    keys = [key for key, run in runs.items() for _ in run]
+    return pool, keys, (), -1, low, high
+
+
+def more(state: tuple) -> bool:
+    """Whether another step comes: fewer than the most picked, and a piece left to pick (or
+    fewer than the least, where the step finds no option: the choice's `otherwise`)."""
+    pool, _, picked, position, low, high = state
+    return len(picked) < high and (position + 1 < len(pool) or len(picked) < low)
+
+
+def options(state: tuple) -> list:
+    """The pieces offered at this step (then None, `done`, once enough are picked)."""
+    pool, keys, picked, position, low, _ = state
+    end = len(pool) - max(low - len(picked) - 1, 0)
+    offered, previous = [], None
+    for i in range(position + 1, end):
+        if i == position + 1 or keys[i] != previous:
+            offered.append(pool[i])
+        previous = keys[i]
+    if len(picked) >= low:
+        offered.append(None)
+    return offered
+
+
+def take(state: tuple, piece: int) -> tuple:
+    """The state after ``piece`` is picked."""
+    pool, keys, picked, _, low, high = state
+    return pool, keys, picked + (piece,), pool.index(piece), low, high
