@@ -229,7 +229,7 @@ def _parse_step(path: str, number: int, text: str) -> Step:
 
 
 def _draw_items(path: str, number: int, text: str) -> list[tuple[int, str, bool]]:
-    """`ox 3, 2 x ox 5, "warning a 3, 4 or 5"` -> (how many, name, quoted) per item."""
+    """`card 3, 2 x card 5, "note a 3, 4 or 5"` -> (how many, name, quoted) per item."""
     items, position = [], 0
     while position < len(text):
         found = _DRAW_ITEM.match(text, position)
@@ -328,7 +328,7 @@ def _parts(text: str) -> list[str]:
 def match_actions(texts: list[str], pattern: str) -> list[int]:
     """Indices of the action texts that match a pattern, best level first: the whole text (or
     the text after `PROMPT: `), else its end, else anywhere in it; the last two in whole
-    words only, so `ox 5` is not found in `ox 55` (docs/language.md, Part 6)."""
+    words only, so `card 5` is not found in `card 55` (docs/language.md, Part 6)."""
     quoted = len(pattern) >= 2 and pattern[0] == pattern[-1] == '"'
     wanted = _parts(pattern[1:-1] if quoted else pattern)
     exact = [i for i, t in enumerate(texts)
@@ -474,7 +474,7 @@ class _Runner:
         for count, name, quoted in _draw_items(self.scenario.path, step.line, step.arg):
             first = name.split(" ", 1)[0]
             if not quoted and first not in kinds and kind is not None:
-                name = f"{kind} {name}"  # `ox 3, 17`: the kind carries over
+                name = f"{kind} {name}"  # `card 3, 17`: the kind carries over
             kind = name.split(" ", 1)[0]
             names += [name] * count
         for position, name in enumerate(names):

@@ -318,7 +318,7 @@ class Views:
         return {k.name: c for k, c in zip(self.game.kinds, counts, strict=True) if c}
 
     def _counted(self, pieces: list[int]) -> str:
-        """Pieces a viewer only counts, as `create` lines count them: ``2 ox``, ``1 d6 + 3 chip``."""
+        """Pieces a viewer only counts, as `create` lines count them: ``2 card``, ``1 d6 + 3 chip``."""
         return " + ".join(f"{count} {kind}" for kind, count in self._kind_counts(pieces).items())
 
     def _shown(self, piece: int, zone: m.ZoneDef, viewer: int | None | str = None) -> str:
