@@ -193,11 +193,18 @@ def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
         if isinstance(node, n.When) and node.event == "do" and node.procedure in procedures - procedures_run:
             yield Diagnostic("W409", f"this rule never runs: no `do {node.procedure}` runs the procedure",
                              node.procedure_span or node.span, help=f"run it with `do {node.procedure}`, or remove the rule")
-        if isinstance(node, n.When) and node.event == "move" and node.to is not None and destinations is not None:
-            zones = _zones_named(node.to, tree)
-            if zones and not zones & destinations:
-                yield Diagnostic("W409", f"this rule never runs: nothing moves a piece to `{sorted(zones)[0]}`",
-                                 node.to.span, help="check the zone's name, or remove the rule")
+        if isinstance(node, n.When) and node.event == "move" and node.to is not None and \
+                (zone := _never_filled(node.to, tree, destinations)):
+            yield Diagnostic("W409", f"this rule never runs: nothing moves a piece to `{zone}`",
+                             node.to.span, help="check the zone's name, or remove the rule")
+
+
+def _never_filled(expr: n.Node, tree: n.RulesFile, destinations: set[str] | None) -> str | None:
+    """The zone ``expr`` names when nothing ever moves, draws or creates a piece into it."""
+    if destinations is None:
+        return None
+    zones = _zones_named(expr, tree)
+    return sorted(zones)[0] if zones and not zones & destinations else None
 
 
 @check("W410", "choice-never-has-options")
@@ -218,11 +225,9 @@ def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagno
                 for item in node.options.items):
             yield Diagnostic("W410", "this choice never has an option: the condition is false for every item",
                              node.where.span, help="fix the condition, or add `otherwise:` for when nothing can be chosen")
-        elif destinations is not None:
-            zones = _zones_named(node.options, tree)
-            if zones and not zones & destinations:
-                yield Diagnostic("W410", f"this choice never has an option: nothing puts a piece in `{sorted(zones)[0]}`",
-                                 node.options.span, help="check the zone's name, or add `otherwise:`")
+        elif zone := _never_filled(node.options, tree, destinations):
+            yield Diagnostic("W410", f"this choice never has an option: nothing puts a piece in `{zone}`",
+                             node.options.span, help="check the zone's name, or add `otherwise:`")
 
 
 @check("W411", "stop-can-only-fail")
