@@ -802,7 +802,7 @@ class ExpressionCompiler:
                 raise CompileError
             if counter.keys:  # the values, in the keys' order
                 return Expr(f"st.counters[{counter.ordinal}:{counter.ordinal + counter.width}]", "values", True)
-            return Expr(f"st.counters[{counter.ordinal}]", "int")
+            return Expr(f"st.counters[{counter.ordinal}]", self.counter_kinds.get(name, "int"))
         if name in self.face_labels or name in self.key_labels:
             return Expr(self.constant(name), "label", True)
         if name == "it":
@@ -1037,7 +1037,7 @@ class ExpressionCompiler:
             return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
-        return Expr(f"st.counters[{base} + {owner.code}]", "int")
+        return Expr(f"st.counters[{base} + {owner.code}]", self.counter_kinds.get(name, "int"))
 
     def keyed_counter(self, node, scope):
         """The counter with keys that `NAME[KEY]` reads, or None when it reads something else."""

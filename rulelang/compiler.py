@@ -134,6 +134,9 @@ class Compiler(ExpressionCompiler):
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
         self.key_labels: set[str] = set()  # the labels among counters' keys
+        # A counter reads as a number, unless it starts as a player (`= seat(0)`) or as `none`
+        # (`leader = none`, set to a player later): then it can be the owner in `score of leader`.
+        self.counter_kinds: dict[str, str] = {}
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -591,7 +594,9 @@ class Compiler(ExpressionCompiler):
             if c.keys:
                 scope.names[c.key_name] = (f"fr[{slots.new(c.key_name)}]", key_kind(c.keys))
             try:
-                fn, _ = self.expr(c.initial, scope, slots)
+                fn, kind = self.expr(c.initial, scope, slots)
+                if not c.keys and kind in ("player", "none"):
+                    self.counter_kinds[c.name] = "player" if kind == "player" else "any"
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
