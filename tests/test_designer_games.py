@@ -1,0 +1,43 @@
+"""What a designer trying the toolbox on new games ran into (tests/language/summit.rules,
+five_dice.rules, tests/hidden_games/pass_left.rules), pinned down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang.diagnostics import RuntimeFault
+
+
+def _load(tmp_path: Path, counters: str, turn: str):
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2 to 2\n\nzone won: per player pile, public\n'
+                    f"counter points: per player = 0\n{counters}\n\nturn:\n    rule give:\n{turn}\n"
+                    "end:\n    rule two_turns: game ends when turn_number >= 2\n\n"
+                    "winner:\n    rule w: most points of player\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("start", ["none", "seat(1)"])
+def test_a_counter_starting_as_none_or_a_player_names_whose(tmp_path, start):
+    path = _load(tmp_path, f"counter leader: shared = {start}",
+                 "        leader = first(others)\n        points of leader += 1\n        move won of leader to won of player\n")
+    state = rulelang.load(path).new_initial_state(2)
+    assert "points of player 2 = 1" in "\n".join(state.event_lines())
+
+
+def test_a_counter_read_as_an_owner_while_none_faults(tmp_path):
+    path = _load(tmp_path, "counter leader: shared = none", "        points of leader += 1\n")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(2)
+    assert caught.value.diagnostic.code == "R503" and "(in rule `give`, " in caught.value.diagnostic.message
+
+
+def test_a_counter_starting_as_a_number_is_no_player(tmp_path):
+    path = _load(tmp_path, "counter best: shared = 0", "        points of best += 1\n")
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(path)
+    assert [d.code for d in caught.value.diagnostics] == ["E201"]
+    assert "needs one player, not a number" in caught.value.diagnostics[0].message
