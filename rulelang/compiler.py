@@ -388,7 +388,7 @@ class Compiler(ExpressionCompiler):
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
-            once_scopes=tuple(self.once_scopes), run_limits=self.limits,
+            once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 

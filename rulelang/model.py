@@ -265,6 +265,7 @@ class GameDef:
     # Per counter place (shared places first, then per-player ones): the counter's index in
     # `counters` and the key's position (-1 for a counter without keys).
     counter_places: tuple[tuple[int, int], ...] = ()
+    span: Span | None = None  # the `game` header: where a fault of the whole game (R504) points
 
     def option(self, name: str) -> Any:
         for option in self.options:

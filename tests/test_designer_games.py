@@ -41,3 +41,15 @@ def test_a_counter_starting_as_a_number_is_no_player(tmp_path):
         rulelang.load(path)
     assert [d.code for d in caught.value.diagnostics] == ["E201"]
     assert "needs one player, not a number" in caught.value.diagnostics[0].message
+
+
+def test_the_turn_limit_fault_points_at_the_game_header(tmp_path):
+    path = tmp_path / "forever.rules"
+    path.write_text('game "Forever":\n    players 2 to 2\n    at most 5 turns\n\ncounter points: per player = 0\n\n'
+                    "turn:\n    rule give: points of player += 1\n\nwinner:\n    rule w: most points of player\n",
+                    encoding="utf-8")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(2)
+    d = caught.value.diagnostic
+    assert d.code == "R504" and d.message == "the game went past its limit of 5 turns"
+    assert d.span.where().endswith("forever.rules:1:1") and "`end:`" in d.help
