@@ -1061,6 +1061,11 @@ class _Code:
         target = stmt.target
         value = self.code_of(stmt.value, scope)
         local = scope.lookup(target.name)
+        if local is not None and target.owner is None and target.key is not None:
+            self.error("E201", f"`{target.name}[...]` cannot be set: `{target.name}` is a variable, and only a "
+                       "counter with keys has entries to change", target,
+                       help=f"give `{target.name}` a whole new value: `{target.name} = ...`")
+            raise CompileError
         if local is not None and target.owner is None:
             where = local[0]
             if stmt.op == "=":
