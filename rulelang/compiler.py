@@ -1430,7 +1430,7 @@ class _Code:
             "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
-            "several": True,
+            "several": True, "picked": lambda st, fr: list(fr[chain][2]),
         }
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)

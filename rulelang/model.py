@@ -140,6 +140,7 @@ class ChoiceSpec:
     then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
     labelled: bool = False  # `labelled EXPR`: describe gives each option's label, unique per decision
     several: bool = False  # a step of a choice of several pieces: None among the options is `done`
+    picked: Evaluator | None = None  # a step of a choice of several: the pieces picked before it
 
 
 @attrs.frozen

@@ -3,12 +3,15 @@ five_dice.rules, tests/hidden_games/pass_left.rules), pinned down."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
 import rulelang
 from rulelang.diagnostics import RuntimeFault
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load(tmp_path: Path, counters: str, turn: str):
@@ -53,3 +56,17 @@ def test_the_turn_limit_fault_points_at_the_game_header(tmp_path):
     d = caught.value.diagnostic
     assert d.code == "R504" and d.message == "the game went past its limit of 5 turns"
     assert d.span.where().endswith("forever.rules:1:1") and "`end:`" in d.help
+
+
+def test_a_step_of_a_choice_of_several_knows_the_pieces_picked_before_it():
+    state = rulelang.load(ROOT / "tests" / "language" / "five_dice.rules").new_initial_state(2)
+    state.apply_action(state.sample_chance(random.Random(1)))  # whatever the dice show
+    assert state.picked_so_far() == []
+    first = state.legal_actions()[0]
+    name = state.action_to_string(first).removeprefix("keep: ")
+    state.apply_action(first)
+    assert state.picked_so_far() == [name]
+    done = state.legal_actions()[-1]
+    assert state.action_to_string(done) == "keep: done"
+    state.apply_action(done)
+    assert state.picked_so_far() == []
