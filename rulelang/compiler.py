@@ -137,6 +137,7 @@ class Compiler(ExpressionCompiler):
         # A counter reads as a number, unless it starts as a player (`= seat(0)`) or as `none`
         # (`leader = none`, set to a player later): then it can be the owner in `score of leader`.
         self.counter_kinds: dict[str, str] = {}
+        self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -384,7 +385,9 @@ class Compiler(ExpressionCompiler):
         return m.GameDef(
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
-            kinds=kinds, zones=zones, counters=counters, counter_places=m.counter_places(counters),
+            kinds=kinds, zones=zones, counter_places=m.counter_places(counters),
+            counters=tuple(attrs.evolve(c, holds_player=True) if c.name in self.seat_counters
+                           or self.counter_kinds.get(c.name) == "player" else c for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
@@ -1119,6 +1122,8 @@ class _Code:
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
         is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
+        if is_seat:
+            self.compiler.seat_counters.add(target.name)
         self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
 
     def _same_kind(self, name, held, given, node):

@@ -116,6 +116,7 @@ class CounterDef:
     visibility: str = "public"  # `public`, `owner only` (its player sees it) or `hidden` (nobody)
     span: Span | None = attrs.field(default=None, eq=False)
     keys: tuple = ()  # `for each KEY in ...`: one value per key, in this order; () for one value
+    holds_player: bool = False  # starts as a player or is set to one: the board writes `player N`
 
     @property
     def width(self) -> int:

@@ -70,3 +70,12 @@ def test_a_step_of_a_choice_of_several_knows_the_pieces_picked_before_it():
     assert state.action_to_string(done) == "keep: done"
     state.apply_action(done)
     assert state.picked_so_far() == []
+
+
+def test_the_board_writes_a_counter_that_holds_a_player_as_the_trace_does(tmp_path):
+    from rulelang.tui import Style, render_board
+    path = _load(tmp_path, "counter leader: shared = none\ncounter best: shared = 0",
+                 "        leader = first(others)\n        best = 1\n")
+    state = rulelang.load(path).new_initial_state(2)
+    board = render_board(state, ["random", "random"], "all", Style(False))
+    assert "leader  player 1" in board and "best    1" in board  # seat 0, set in the last turn
