@@ -79,3 +79,11 @@ def test_the_board_writes_a_counter_that_holds_a_player_as_the_trace_does(tmp_pa
     state = rulelang.load(path).new_initial_state(2)
     board = render_board(state, ["random", "random"], "all", Style(False))
     assert "leader  player 1" in board and "best    1" in board  # seat 0, set in the last turn
+
+
+def test_run_and_simulate_leave_a_blank_line_between_errors_as_lint_does(tmp_path, capsys):
+    from rulelang import cli
+    path = _load(tmp_path, "", "        points of 3 += 1\n        points of 4 += 1\n")
+    assert cli.main(["simulate", str(path), "--games", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error[E201]") == 2 and "`for each p in players:`\n\nerror[E201]" in err
