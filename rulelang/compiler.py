@@ -386,8 +386,8 @@ class Compiler(ExpressionCompiler):
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
             kinds=kinds, zones=zones, counter_places=m.counter_places(counters),
-            counters=tuple(attrs.evolve(c, holds_player=True) if c.name in self.seat_counters
-                           or self.counter_kinds.get(c.name) == "player" else c for c in counters),
+            counters=tuple(attrs.evolve(c, holds_player=True) if c.name in self.seat_counters else c
+                           for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
@@ -599,7 +599,9 @@ class Compiler(ExpressionCompiler):
             try:
                 fn, kind = self.expr(c.initial, scope, slots)
                 if not c.keys and kind in ("player", "none"):
-                    self.counter_kinds[c.name] = "player" if kind == "player" else "any"
+                    self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
+                    if kind == "player":
+                        self.seat_counters.add(c.name)
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
@@ -1108,7 +1110,9 @@ class _Code:
                 self.error("E201", f"`{target.name} of ...` here needs one player, not {a_kind(owner.kind)}",
                            target.owner, help="to change every player's, use `for each p in players:`")
                 raise CompileError
-            index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {owner.code}"
+            whose = owner.code if owner.kind == "player" else \
+                f"_whose(st, {owner.code}, {self.compiler.constant(target.name)})"
+            index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {whose}"
         else:
             if target.owner is not None and counter.keys:
                 self.error("E201", f"`{target.name}` is a shared counter; it has no owner", target,

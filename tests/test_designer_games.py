@@ -35,7 +35,17 @@ def test_a_counter_read_as_an_owner_while_none_faults(tmp_path):
     path = _load(tmp_path, "counter leader: shared = none", "        points of leader += 1\n")
     with pytest.raises(RuntimeFault) as caught:
         rulelang.load(path).new_initial_state(2)
-    assert caught.value.diagnostic.code == "R503" and "(in rule `give`, " in caught.value.diagnostic.message
+    d = caught.value.diagnostic
+    assert d.code == "R503" and "(in rule `give`, " in d.message
+    assert d.message.startswith("`points of ...` names none, which is not a player of this game")
+
+
+def test_a_counter_holding_a_number_that_is_no_seat_faults_rather_than_read_another_place(tmp_path):
+    path = _load(tmp_path, "counter leader: shared = seat(0)", "        leader += 1\n        leader += 1\n"
+                 "        points of leader += 1\n")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(2)
+    assert caught.value.diagnostic.message.startswith("`points of ...` names 2, which is not a player")
 
 
 def test_a_counter_starting_as_a_number_is_no_player(tmp_path):
