@@ -134,7 +134,8 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     (`shown where count(tray, face == it) >= 4`: `it` is a die of `tray`, not the item of
     `shown`), which is rarely what was meant. To compare with the outer item, pass it to a
     define: `define how_many(dice, f) = count(dice, face == f)`, then
-    `shown where how_many(tray, it) >= 4`."""
+    `shown where how_many(tray, it) >= 4`. An `it` compared with a constant (`it == none`,
+    `it > 0`) is not warned about: it can only mean the inner item."""
     defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
     found: list[tuple[n.Node, str, str]] = []
     _its(tree.items, [], defines, found)
@@ -150,6 +151,8 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
         if node.id == "it" and len(scopes) >= 2:
             found.append((node, scopes[-1], scopes[-2]))
         return
+    if isinstance(node, n.Compare) and len(scopes) >= 2 and _its_against_a_constant(node):
+        return  # `count(sheet of it, it == none)`: only the inner item makes sense there
     if isinstance(node, n.Filter):
         _its(node.source, scopes, defines, found)
         _its(node.cond, scopes + ["`where`"], defines, found)
@@ -166,6 +169,14 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
     elif isinstance(node, tuple):
         for item in node:
             _its(item, scopes, defines, found)
+
+
+def _its_against_a_constant(node: n.Compare) -> bool:
+    """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
+    outer one would count all of the inner items or none of them)."""
+    sides = (node.left, node.right)
+    return any(isinstance(a, n.Name) and a.id == "it" for a in sides) and \
+        any(isinstance(b, n.Literal) for b in sides)
 
 
 @check("W409", "never-runs")

@@ -76,9 +76,9 @@ def load_game(path: str, options: dict[str, Any], limits: Limits = DEFAULT,
     game, diagnostics = analyse(path, options, warnings=False, limits=limits, root=root)
     if game is not None:
         return game, EXIT_OK
-    for d in diagnostics:
-        if d.is_error:
-            err(render_full(d))
+    errors = [d for d in diagnostics if d.is_error]
+    for i, d in enumerate(errors):
+        err(render_full(d) + ("\n" if i < len(errors) - 1 else ""))  # a blank line between, as `lint` does
     return None, EXIT_USAGE if any(d.code == "E107" for d in diagnostics) else EXIT_ERRORS
 
 

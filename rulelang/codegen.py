@@ -16,7 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
-from .engine_values import keys_text, shown
+from .engine_values import _named, keys_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -512,6 +512,14 @@ def _cell(st, column, piece, name, functions, args):
 
 _first_of_pair = operator.itemgetter(0)
 
+
+def _whose(st, seat, name: str) -> int:
+    """The seat that `NAME of X` names, where X could not be told a player before the game
+    (a counter or a variable that holds one): anything else is a fault, not another's place."""
+    if seat.__class__ is int and 0 <= seat < st.n:
+        return seat
+    raise ValueError(f"`{name} of ...` names {_named(seat)}, which is not a player of this game")
+
 HELPERS = {name: value for name, value in globals().items()
            if name.startswith("_") and callable(value) and not name.startswith("__")}
 HELPERS["_shown"] = shown
@@ -802,7 +810,7 @@ class ExpressionCompiler:
                 raise CompileError
             if counter.keys:  # the values, in the keys' order
                 return Expr(f"st.counters[{counter.ordinal}:{counter.ordinal + counter.width}]", "values", True)
-            return Expr(f"st.counters[{counter.ordinal}]", "int")
+            return Expr(f"st.counters[{counter.ordinal}]", self.counter_kinds.get(name, "int"))
         if name in self.face_labels or name in self.key_labels:
             return Expr(self.constant(name), "label", True)
         if name == "it":
@@ -1016,6 +1024,8 @@ class ExpressionCompiler:
         if owner.kind not in ("player", "players", "any"):
             self.error("E201", f"`{name} of ...` needs a player or players, not {a_kind(owner.kind)}", node.right)
             raise CompileError
+        if owner.kind == "any":
+            owner = Expr(f"_whose(st, {owner.code}, {self.constant(name)})", "player")
         is_zone = name in self.zones
         declared = self.zone_defs[name] if is_zone else self.counter_defs[name]
         what = "zone" if is_zone else "counter"
@@ -1037,7 +1047,7 @@ class ExpressionCompiler:
             return Expr(f"[st.counters[{base} + {p}] for {p} in {owner.code}]", "values", True)
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
-        return Expr(f"st.counters[{base} + {owner.code}]", "int")
+        return Expr(f"st.counters[{base} + {owner.code}]", self.counter_kinds.get(name, "int"))
 
     def keyed_counter(self, node, scope):
         """The counter with keys that `NAME[KEY]` reads, or None when it reads something else."""
@@ -1087,6 +1097,8 @@ class ExpressionCompiler:
             self.error("E201", f"`{counter.name}[...] of ...` needs a player or players, not {a_kind(owner.kind)}",
                        owner_node)
             raise CompileError
+        if owner.kind == "any":
+            return Expr(f"st.counters[{base} + _whose(st, {owner.code}, {self.constant(counter.name)})]", "any")
         return Expr(f"st.counters[{base} + {owner.code}]", "any")
 
     def _carried_zone(self, zone, carrier: Expr, node) -> Expr:

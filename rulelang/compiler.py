@@ -134,6 +134,10 @@ class Compiler(ExpressionCompiler):
         self.rule_names: dict[str, int] = {}
         self.face_labels: dict[Any, str] = {}
         self.key_labels: set[str] = set()  # the labels among counters' keys
+        # A counter reads as a number, unless it starts as a player (`= seat(0)`) or as `none`
+        # (`leader = none`, set to a player later): then it can be the owner in `score of leader`.
+        self.counter_kinds: dict[str, str] = {}
+        self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -381,11 +385,13 @@ class Compiler(ExpressionCompiler):
         return m.GameDef(
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
-            kinds=kinds, zones=zones, counters=counters, counter_places=m.counter_places(counters),
+            kinds=kinds, zones=zones, counter_places=m.counter_places(counters),
+            counters=tuple(attrs.evolve(c, holds_player=True) if c.name in self.seat_counters else c
+                           for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
-            once_scopes=tuple(self.once_scopes), run_limits=self.limits,
+            once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -591,7 +597,11 @@ class Compiler(ExpressionCompiler):
             if c.keys:
                 scope.names[c.key_name] = (f"fr[{slots.new(c.key_name)}]", key_kind(c.keys))
             try:
-                fn, _ = self.expr(c.initial, scope, slots)
+                fn, kind = self.expr(c.initial, scope, slots)
+                if not c.keys and kind in ("player", "none"):
+                    self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
+                    if kind == "player":
+                        self.seat_counters.add(c.name)
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
@@ -1056,6 +1066,11 @@ class _Code:
         target = stmt.target
         value = self.code_of(stmt.value, scope)
         local = scope.lookup(target.name)
+        if local is not None and target.owner is None and target.key is not None:
+            self.error("E201", f"`{target.name}[...]` cannot be set: `{target.name}` is a variable, and only a "
+                       "counter with keys has entries to change", target,
+                       help=f"give `{target.name}` a whole new value: `{target.name} = ...`")
+            raise CompileError
         if local is not None and target.owner is None:
             where = local[0]
             if stmt.op == "=":
@@ -1095,7 +1110,9 @@ class _Code:
                 self.error("E201", f"`{target.name} of ...` here needs one player, not {a_kind(owner.kind)}",
                            target.owner, help="to change every player's, use `for each p in players:`")
                 raise CompileError
-            index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {owner.code}"
+            whose = owner.code if owner.kind == "player" else \
+                f"_whose(st, {owner.code}, {self.compiler.constant(target.name)})"
+            index = f"st.counter_base + ({counter.ordinal} + {place}) * st.n + {whose}"
         else:
             if target.owner is not None and counter.keys:
                 self.error("E201", f"`{target.name}` is a shared counter; it has no owner", target,
@@ -1109,6 +1126,8 @@ class _Code:
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
         is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
+        if is_seat:
+            self.compiler.seat_counters.add(target.name)
         self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
 
     def _same_kind(self, name, held, given, node):
@@ -1420,7 +1439,7 @@ class _Code:
             "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
-            "several": True,
+            "several": True, "picked": lambda st, fr: list(fr[chain][2]),
         }
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)

@@ -133,12 +133,14 @@ class Machine:
                 rule_text = f" (in rule `{r.name}`, {r.where()})"
         return Diagnostic(code, message + rule_text, span)
 
-    def _past_limit(self, what: str) -> str:
-        """The R504 message: the file's own `at most N` or, when lower, the `turns` limit."""
+    def _past_limit(self, what: str) -> Diagnostic:
+        """R504 at the `game` header: the file's own `at most N` or, when lower, the `turns` limit."""
         if self.game.run_limits.turns < self.game.turn_limit:
-            return (f"the game went past the limit of {self.game.run_limits.turns} {what} in one game "
-                    f"(raise it with `--limit turns=N`)")
-        return f"the game went past its limit of {self.game.turn_limit} {what}"
+            return Diagnostic("R504", f"the game went past the limit of {self.game.run_limits.turns} {what} in one "
+                              "game", self.game.span, help="raise it with `--limit turns=N`")
+        return Diagnostic("R504", f"the game went past its limit of {self.game.turn_limit} {what}", self.game.span,
+                          help="check that the `end:` section can end the game, or raise `at most N turns` "
+                          "in the `game` header")
 
     def _run(self) -> None:
         """Run instructions until a decision, a chance node or the end of the game."""
@@ -274,7 +276,7 @@ class Machine:
                         self.turn_number += 1
                         if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
                             frame[1] = pc
-                            raise RuntimeFault(self._diagnostic("R504", self._past_limit("turns")))
+                            raise RuntimeFault(self._past_limit("turns"))
                         self.events.append((rule, "turn", self.player))
                         if self.used_once:
                             self.reset_once(("turn",))
@@ -305,7 +307,7 @@ class Machine:
                 elif op == 10:  # OP_CHECK_END
                     frame[1] = pc
                     if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):
-                        raise RuntimeFault(self._diagnostic("R504", self._past_limit("rounds")))
+                        raise RuntimeFault(self._past_limit("rounds"))
                     if self._game_ends(a):
                         return
                     pc += 1

@@ -116,6 +116,7 @@ class CounterDef:
     visibility: str = "public"  # `public`, `owner only` (its player sees it) or `hidden` (nobody)
     span: Span | None = attrs.field(default=None, eq=False)
     keys: tuple = ()  # `for each KEY in ...`: one value per key, in this order; () for one value
+    holds_player: bool = False  # starts as a player or is set to one: the board writes `player N`
 
     @property
     def width(self) -> int:
@@ -140,6 +141,7 @@ class ChoiceSpec:
     then: ThenSpec | None = None  # a choice with a parameter: the options are (value, parameter) pairs
     labelled: bool = False  # `labelled EXPR`: describe gives each option's label, unique per decision
     several: bool = False  # a step of a choice of several pieces: None among the options is `done`
+    picked: Evaluator | None = None  # a step of a choice of several: the pieces picked before it
 
 
 @attrs.frozen
@@ -265,6 +267,7 @@ class GameDef:
     # Per counter place (shared places first, then per-player ones): the counter's index in
     # `counters` and the key's position (-1 for a counter without keys).
     counter_places: tuple[tuple[int, int], ...] = ()
+    span: Span | None = None  # the `game` header: where a fault of the whole game (R504) points
 
     def option(self, name: str) -> Any:
         for option in self.options:

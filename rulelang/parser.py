@@ -300,6 +300,16 @@ _MISTAKES = {
         'turn:\n  choose q from z then choose n from y as "x" by p\n',
         "turn:\n  choose q from z then choose n from y where true by p\n",
     ],
+    "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": [
+        "turn:\n  for each c in 2 to 12:\n    pass\n",
+        "turn:\n  let x = 2 to 12\n",
+        "turn:\n  x = 2 to 12\n",
+        'turn:\n  choose c from 1 to 3 as "p"\n',
+        "turn:\n  if x in 1 to 6:\n    pass\n",
+    ],
+    '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': [
+        'turn:\n  choose c from z labelled c as "p"\n',
+    ],
 }
 
 # Labels that fit only some of the lines that stop in their parser state (LALR shares a state
@@ -311,6 +321,8 @@ _MISTAKE_LINES = {
     'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
     "write `per player`, in the singular": r"\bper\s+players\b",
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
+    "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": r"\bto\b",
+    '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': r"\blabelled\b.*\bas\b",
 }
 
 

@@ -122,11 +122,14 @@ def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str
 _UNSEEN = object()  # a counter or score missing from the observation
 
 
-def _value_text(value: Any) -> str:
+def _value_text(value: Any, seat: bool = False) -> str:
     """A counter's or a score's value; ``?`` for one the viewer may not see (absent from the
-    observation, or given as what is known of it)."""
+    observation, or given as what is known of it). ``seat``: a counter that holds a player, whose
+    seat number is written as the trace writes it, `player 2`."""
     if value is None:
         return "—"
+    if seat and value.__class__ is int:
+        return f"player {value + 1}"
     return "?" if value is _UNSEEN or isinstance(value, dict) else printable(str(value))
 
 
@@ -165,7 +168,8 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
         text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
-        lines.append(f"  {counter.name:<{name_width}}  {_value_text(counters_seen.get(counter.name, _UNSEEN))}")
+        lines.append(f"  {counter.name:<{name_width}}  "
+                     f"{_value_text(counters_seen.get(counter.name, _UNSEEN), counter.holds_player)}")
     for name, value in shown_shared.items():
         lines.append(f"  {name:<{name_width}}  {_value_text(value)}")
     for counter in (c for c in sheets if not c.per_player):
@@ -183,7 +187,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
         row = [f"{p + 1} {seats[p]}" + (" (out)" if p in seen.get("out", ()) else "")]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
                           implied_kind(z.name, kinds)) for z in zones]
-        row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN)) for c in counters]
+        row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN), c.holds_player) for c in counters]
         row += [_value_text(shown_rows[p][name]) for name in per_player_shown]
         row += [_value_text(v) if state.sees_score(i, viewer, p) else "?" for i, v in enumerate(scores[p])]
         rows.append(row)
@@ -210,7 +214,8 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
 
 def _sheet_text(counter, owner: str, counters_seen: dict) -> str:
     """A counter with keys on one line: `2:0 3:1 4:?`; an entry not seen is `?`."""
-    return " ".join(f"{printable(shown(key))}:{_value_text(counters_seen.get(f'{counter.name}[{shown(key)}]{owner}', _UNSEEN))}"
+    return " ".join(f"{printable(shown(key))}:"
+                    f"{_value_text(counters_seen.get(f'{counter.name}[{shown(key)}]{owner}', _UNSEEN), counter.holds_player)}"
                     for key in counter.keys)
 
 
@@ -458,6 +463,9 @@ class Terminal:
         # Labelled branches (and `may`) do not repeat their prompt in each option: say it once.
         about = "" if prompt == "choose" or all(t.startswith(prompt + ": ") for t in texts) else f" {prompt}?"
         self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:{about}"))
+        picked = state.picked_so_far()
+        if picked:
+            self.say(f"  picked so far: {printable(', '.join(picked))}")
         for line in menu_lines(texts, prompt, self.width()):
             self.say(line)
         while True:

@@ -35,6 +35,13 @@ class Views:
             return self.pending[0]
         return self.pending[1].prompt
 
+    def picked_so_far(self) -> list[str]:
+        """At a step of a choice of several pieces, the pieces its chooser picked before it, by
+        name (for the chooser's eyes: the others see only how many); otherwise empty."""
+        if self.finished or self.pending is None or self.pending[0] != "choose" or self.pending[1].picked is None:
+            return []
+        return [self.describe_piece(p) for p in self.pending[1].picked(self, self.frames[-1][2])]
+
     def action_to_string(self, action, viewer: int | None | str = "all") -> str:
         """A readable name of an action of the current node, as ``viewer`` may read it (the
         referee's by default): a piece in a zone the viewer cannot see (a blind pick from
