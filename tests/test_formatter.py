@@ -102,9 +102,12 @@ def test_formatting_a_messy_file():
         '        let y = [1,\n              2]\n    x += -1\n')
 
 
-def test_shipped_games_are_formatted():
-    games = sorted(str(p) for p in (ROOT / "games").glob("*.rules"))
-    code, out, _ = run_cli("fmt", "--check", *games)
+def test_shipped_games_and_test_games_are_formatted():
+    """The games, the examples and the test games a designer may copy; not the diagnostics'
+    cases, whose carets point into the text as it is."""
+    folders = ("games", "examples", "tests/language", "tests/scenarios", "tests/hidden_games")
+    files = sorted(str(p) for folder in folders for p in (ROOT / folder).rglob("*.rules"))
+    code, out, _ = run_cli("fmt", "--check", *files)
     assert (code, out) == (0, "")
 
 
