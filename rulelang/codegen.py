@@ -344,22 +344,29 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     pieces that differ (the cards of a `one for each`) give every combination. With ``alike``
     (a column), only the groups whose pieces all have one value in it, in the same order as
     among all the groups: the choice's condition rejects the others anyway."""
+    kind_of, kinds, faces, columns = st.pieces.kind, st.game.kinds, st.dynamic[0], st.pieces.columns
     groups: dict[tuple, list[int]] = {}
-    for p in pieces:
-        groups.setdefault(piece_key(st, p), []).append(p)
-    keys = list(groups)
+    for p in pieces:  # piece_key, with the lookups hoisted
+        kind = kind_of[p]
+        key = (kind, faces[p]) if kinds[kind].is_die else (kind, tuple(_freeze(column[p]) for column in columns))
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [p]
+        else:
+            members.append(p)
+    lists = list(groups.values())
     if alike is None:
-        classes = [range(len(keys))]
+        classes = [range(len(lists))]
     else:  # the keys of each value of the column: a group takes from one class only
         by_value: dict = {}
-        for k, key in enumerate(keys):
-            by_value.setdefault(_freeze(alike[groups[key][0]]), []).append(k)
+        for k, members in enumerate(lists):
+            by_value.setdefault(_freeze(alike[members[0]]), []).append(k)
         classes = list(by_value.values())
     size = 1
     for members in classes:
         product = 1
         for k in members:
-            product *= len(groups[keys[k]]) + 1
+            product *= len(lists[k]) + 1
         size += product - 1
     if size > MAX_SUBSETS:
         raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
@@ -368,20 +375,24 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     _items(st, range(size + size * len(pieces) // 2))
     found = []
     for members in classes:
-        for counts in itertools.product(*(range(len(groups[keys[k]]) + 1) for k in members)):
-            if any(counts):
-                every = [0] * len(keys)
-                for k, c in zip(members, counts, strict=True):
-                    every[k] = c
-                found.append((sum(counts), every))
+        # The counts of each key in the class; the first of itertools.product's is all zeros.
+        counts_of = itertools.islice(itertools.product(*(range(len(lists[k]) + 1) for k in members)), 1, None)
+        if len(classes) == 1:
+            found.extend([(sum(counts), counts) for counts in counts_of])
+            continue
+        for counts in counts_of:
+            every = [0] * len(lists)
+            for k, c in zip(members, counts, strict=True):
+                every[k] = c
+            found.append((sum(counts), tuple(every)))
     # All the groups come in the order of their counts (itertools.product's), then by size.
     found.sort()
     result = []
     for _, every in found:
         chosen = []
-        for key, c in zip(keys, every, strict=True):
+        for members, c in zip(lists, every):
             if c:
-                chosen.extend(groups[key][:c])
+                chosen += members[:c]
         result.append(chosen)
     return result
 
