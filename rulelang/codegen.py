@@ -287,6 +287,9 @@ def _take(items, count, from_end: bool) -> list:
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
+_ZONE_CODE = re.compile(r"^st\.zones\[(\w+|fr\[\d+\])\]$")  # the pieces of a zone: always a list
+
+
 def _listify(value):
     return value if value.__class__ is list or value.__class__ is tuple else [] if value is None else [value]
 
@@ -399,8 +402,9 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
 
 def _items(st, items):
     """The items a filter or a function goes through, counted against the work of the step."""
-    st.work += len(items)
-    if st.work > st.work_budget:
+    work = st.work + len(items)
+    st.work = work
+    if work > st.work_budget:
         raise LimitExceeded("R509", f"more work in one step than the limit of {st.work_budget} "
                             "(items gone through by filters, sums, sorts, `+`, `in`, `==` and moves)")
     return items
@@ -428,6 +432,8 @@ def _freeze(value):
 def _distinct(st, items):
     """The items without repeats, first of each kept; groups (lists) among them compare by content."""
     _items(st, items)
+    if list not in set(map(type, items)):  # no group among them: each item is its own key
+        return list(dict.fromkeys(items))
     kept: dict = {}
     for item in items:
         kept.setdefault(_freeze(item), item)
@@ -1312,7 +1318,10 @@ class ExpressionCompiler:
                 raise CompileError
             return Expr(f"_take({items}, {count.code}, {name == 'last'})", kind, True)
         if name in ("first", "last"):
-            return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)
+            end = 0 if name == 'first' else -1
+            if _ZONE_CODE.match(items):  # a zone's list, read twice rather than calling `_at`
+                return Expr(f"({items}[{end}] if {items} else None)", element)
+            return Expr(f"_at({items}, {end})", element)
         if name == "distinct":
             return Expr(f"_distinct(st, {items})", kind, True)
         if name == "subsets":
