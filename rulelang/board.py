@@ -135,17 +135,21 @@ class Board:
             raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
                                 f"(moving {len(pieces)} pieces)")
         zones, where = self.zones, self.where
-        origins = list(map(where.__getitem__, pieces))
-        source = zones[origins[0]] if origins else None
-        if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
-            source.clear()  # a whole zone, in its order
-        elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
-            gone = set(pieces)
-            for origin in set(origins):
-                zones[origin][:] = [p for p in zones[origin] if p not in gone]
+        if len(pieces) == 1:  # the usual move (a draw, a chosen piece)
+            origins = [where[pieces[0]]]
+            zones[origins[0]].remove(pieces[0])
         else:
-            for p, origin in zip(pieces, origins):
-                zones[origin].remove(p)
+            origins = list(map(where.__getitem__, pieces))
+            source = zones[origins[0]] if origins else None
+            if source is not None and len(source) == len(pieces) and source == pieces and source is not pieces:
+                source.clear()  # a whole zone, in its order
+            elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
+                gone = set(pieces)
+                for origin in set(origins):
+                    zones[origin][:] = [p for p in zones[origin] if p not in gone]
+            else:
+                for p, origin in zip(pieces, origins):
+                    zones[origin].remove(p)
         target = zones[to]
         sort_column = self.sort_columns[to]
         if sort_column is not None:
@@ -164,7 +168,7 @@ class Board:
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
-                                               self._places(origins, to))))
+                                               self._places(origins, to) if self.carried else None)))
         if self.knows is not None:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:

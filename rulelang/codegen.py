@@ -287,6 +287,9 @@ def _take(items, count, from_end: bool) -> list:
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
+_ZONE_CODE = re.compile(r"^st\.zones\[(\w+|fr\[\d+\])\]$")  # the pieces of a zone: always a list
+
+
 def _listify(value):
     return value if value.__class__ is list or value.__class__ is tuple else [] if value is None else [value]
 
@@ -344,22 +347,29 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     pieces that differ (the cards of a `one for each`) give every combination. With ``alike``
     (a column), only the groups whose pieces all have one value in it, in the same order as
     among all the groups: the choice's condition rejects the others anyway."""
+    kind_of, kinds, faces, columns = st.pieces.kind, st.game.kinds, st.dynamic[0], st.pieces.columns
     groups: dict[tuple, list[int]] = {}
-    for p in pieces:
-        groups.setdefault(piece_key(st, p), []).append(p)
-    keys = list(groups)
+    for p in pieces:  # piece_key, with the lookups hoisted
+        kind = kind_of[p]
+        key = (kind, faces[p]) if kinds[kind].is_die else (kind, tuple(_freeze(column[p]) for column in columns))
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [p]
+        else:
+            members.append(p)
+    lists = list(groups.values())
     if alike is None:
-        classes = [range(len(keys))]
+        classes = [range(len(lists))]
     else:  # the keys of each value of the column: a group takes from one class only
         by_value: dict = {}
-        for k, key in enumerate(keys):
-            by_value.setdefault(_freeze(alike[groups[key][0]]), []).append(k)
+        for k, members in enumerate(lists):
+            by_value.setdefault(_freeze(alike[members[0]]), []).append(k)
         classes = list(by_value.values())
     size = 1
     for members in classes:
         product = 1
         for k in members:
-            product *= len(groups[keys[k]]) + 1
+            product *= len(lists[k]) + 1
         size += product - 1
     if size > MAX_SUBSETS:
         raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
@@ -368,28 +378,33 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     _items(st, range(size + size * len(pieces) // 2))
     found = []
     for members in classes:
-        for counts in itertools.product(*(range(len(groups[keys[k]]) + 1) for k in members)):
-            if any(counts):
-                every = [0] * len(keys)
-                for k, c in zip(members, counts, strict=True):
-                    every[k] = c
-                found.append((sum(counts), every))
+        # The counts of each key in the class; the first of itertools.product's is all zeros.
+        counts_of = itertools.islice(itertools.product(*(range(len(lists[k]) + 1) for k in members)), 1, None)
+        if len(classes) == 1:
+            found.extend([(sum(counts), counts) for counts in counts_of])
+            continue
+        for counts in counts_of:
+            every = [0] * len(lists)
+            for k, c in zip(members, counts, strict=True):
+                every[k] = c
+            found.append((sum(counts), tuple(every)))
     # All the groups come in the order of their counts (itertools.product's), then by size.
     found.sort()
     result = []
     for _, every in found:
         chosen = []
-        for key, c in zip(keys, every, strict=True):
+        for members, c in zip(lists, every):
             if c:
-                chosen.extend(groups[key][:c])
+                chosen += members[:c]
         result.append(chosen)
     return result
 
 
 def _items(st, items):
     """The items a filter or a function goes through, counted against the work of the step."""
-    st.work += len(items)
-    if st.work > st.work_budget:
+    work = st.work + len(items)
+    st.work = work
+    if work > st.work_budget:
         raise LimitExceeded("R509", f"more work in one step than the limit of {st.work_budget} "
                             "(items gone through by filters, sums, sorts, `+`, `in`, `==` and moves)")
     return items
@@ -417,6 +432,8 @@ def _freeze(value):
 def _distinct(st, items):
     """The items without repeats, first of each kept; groups (lists) among them compare by content."""
     _items(st, items)
+    if list not in set(map(type, items)):  # no group among them: each item is its own key
+        return list(dict.fromkeys(items))
     kept: dict = {}
     for item in items:
         kept.setdefault(_freeze(item), item)
@@ -1313,7 +1330,10 @@ class ExpressionCompiler:
                 raise CompileError
             return Expr(f"_take({items}, {count.code}, {name == 'last'})", kind, True)
         if name in ("first", "last"):
-            return Expr(f"_at({items}, {0 if name == 'first' else -1})", element)
+            end = 0 if name == 'first' else -1
+            if _ZONE_CODE.match(items):  # a zone's list, read twice rather than calling `_at`
+                return Expr(f"({items}[{end}] if {items} else None)", element)
+            return Expr(f"_at({items}, {end})", element)
         if name == "distinct":
             return Expr(f"_distinct(st, {items})", kind, True)
         if name == "subsets":

@@ -49,6 +49,7 @@ def _list_multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...
 
 
 @functools.cache
+@functools.cache  # a die kind's faces: worked out at every roll otherwise
 def _face_numbers(labels: tuple) -> tuple:
     """The `number` a die shows on each face: its label when that is a number, else none."""
     return tuple(label if label.__class__ is int else None for label in labels)

@@ -74,6 +74,10 @@ def start(state: State) -> None:
     """Knowledge at the start of a game: counters' first values are known to all (the rules
     compute them); pieces are created later, through ``created``."""
     state.knows = []
+    # Per zone, every bit set in the masks of its pieces (or more: pieces that leave do not
+    # clear it): a move needs no walk of a zone it leaves when no seat it hides from can know
+    # anything there (a deal from a deck nobody has seen into).
+    state.zone_knows = {}
     state.seen_counters = {i: (value,) * state.n for i, value in enumerate(state.counters)
                            if counter_seers(state, i) != (1 << state.n) - 1}
 
@@ -85,6 +89,7 @@ def created(state: State, new: list[int], into: int) -> None:
     if state.zone_of(into)[0].visibility == "secret":
         mask = zone_seers(state, into)
     state.knows.extend([mask] * len(new))
+    state.zone_knows[into] = state.zone_knows.get(into, 0) | mask
 
 
 def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
@@ -102,12 +107,17 @@ def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
         shown |= from_mask
     for p in pieces:
         knows[p] = shown
+    zone_knows = state.zone_knows
+    zone_knows[to] = zone_knows.get(to, 0) | shown
     if shown != everyone:
         kept = shown | ~everyone
         zones = state.zones
         for o in sources:
-            for q in zones[o]:
-                knows[q] &= kept
+            known = zone_knows.get(o, 0)
+            if known & ~kept:  # else no piece there is known to a seat this move hides from
+                for q in zones[o]:
+                    knows[q] &= kept
+                zone_knows[o] = known & kept
 
 
 def order_seers(state: State, index: int) -> int:
@@ -122,6 +132,7 @@ def shuffled(state: State, index: int) -> None:
     knows = state.knows
     for p in state.zones[index]:
         knows[p] &= kept
+    state.zone_knows[index] = state.zone_knows.get(index, 0) & kept
 
 
 def rolled(state: State, dice: list[int]) -> None:
@@ -133,6 +144,9 @@ def rolled(state: State, dice: list[int]) -> None:
         if zone not in seers:
             seers[zone] = zone_seers(state, zone)
         knows[p] = seers[zone]
+    zone_knows = state.zone_knows
+    for zone, mask in seers.items():
+        zone_knows[zone] = zone_knows.get(zone, 0) | mask
 
 
 def counter_set(state: State, index: int, value: Any) -> None:

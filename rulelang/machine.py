@@ -8,7 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from . import knowledge
-from .codegen import _freeze, _items
+from .codegen import _ONLY_INT, _freeze, _items
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import _code_of, _kind_of, _value_text, describe_error
 
@@ -198,7 +198,7 @@ class Machine:
                         options = kept
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
-                    if a.of_pieces and not a.several and any(o.__class__ is not int for o in options):
+                    if a.of_pieces and not a.several and not _ONLY_INT.issuperset(map(type, options)):
                         raise RuntimeFault(self._diagnostic(
                             "R503", f"`{a.prompt}` is a choice of pieces, and one of its options is not a piece"))
                     if a.then is not None:

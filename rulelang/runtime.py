@@ -395,6 +395,7 @@ class State(Board, Machine, Views):
         other.fired = list(self.fired)
         if self.knows is not None:
             other.knows = list(self.knows)
+            other.zone_knows = dict(self.zone_knows)
             other.seen_counters = dict(self.seen_counters)
         return other
 
