@@ -286,11 +286,13 @@ def print_memory(players: int, game, handwritten, seed: int) -> None:
 
 
 def simulate_against_loop(cases: list[Case], rounds: int, seed: int) -> None:
-    """`rulelang simulate`'s way of playing (seeded per step, bots kept per seat) against the
-    benchmark loop, on the same number of games of each game, interleaved; best round of each."""
+    """`rulelang simulate`'s way of playing (seeded per step, so that a seed replays its game in
+    `rulelang run`) against the benchmark loop, interleaved; best round of each. The two play
+    different games (their random numbers differ), and games differ in length, so the measure
+    is actions (decisions and chance outcomes) per second."""
     from rulelang import simulate
 
-    print("\nrulelang simulate against the benchmark loop (random bots, games/s, wall; CPU in brackets):")
+    print("\nrulelang simulate against the benchmark loop (random bots, actions/s, wall; CPU in brackets):")
     seen = set()
     for case in cases:
         if case.game in seen or case.engines[0].error or not case.engines[0].rate:
@@ -299,20 +301,23 @@ def simulate_against_loop(cases: list[Case], rounds: int, seed: int) -> None:
         game = rulelang.load(ROOT / case.game)
         games = max(1, case.games // 2)
         walls, cpus = {"loop": [], "simulate": []}, {"loop": [], "simulate": []}
+        actions = {"loop": 0, "simulate": 0}
         for r in range(rounds):
             for way in (("loop", "simulate") if r % 2 == 0 else ("simulate", "loop")):
                 gc.collect()
                 start, cpu_start = time.perf_counter(), time.process_time()
                 if way == "loop":
-                    play_games(partial(game.new_initial_state, players=case.players), games, random.Random(seed))
+                    rng, new_state = random.Random(seed), partial(game.new_initial_state, players=case.players)
+                    played = sum(len(play_one(new_state, rng).history) for _ in range(games))
                 else:
-                    for i in range(games):
-                        simulate.play_bots(game, ["random"] * case.players, seed + i, False)
+                    played = sum(len(simulate.play_bots(game, ["random"] * case.players, seed + i, False).history)
+                                 for i in range(games))
                 walls[way].append(time.perf_counter() - start)
                 cpus[way].append(time.process_time() - cpu_start)
-        loop, sim = games / min(walls["loop"]), games / min(walls["simulate"])
-        print(f"  {case.game}, {case.players} players: loop {loop:,.1f} ({games / min(cpus['loop']):,.1f}), "
-              f"simulate {sim:,.1f} ({games / min(cpus['simulate']):,.1f}): {sim / loop:.2f} of the loop")
+                actions[way] = played
+        loop, sim = actions["loop"] / min(walls["loop"]), actions["simulate"] / min(walls["simulate"])
+        print(f"  {case.game}, {case.players} players: loop {loop:,.0f} ({actions['loop'] / min(cpus['loop']):,.0f}), "
+              f"simulate {sim:,.0f} ({actions['simulate'] / min(cpus['simulate']):,.0f}): {sim / loop:.2f} of the loop")
 
 
 def parse_players(text: str) -> list[int]:
