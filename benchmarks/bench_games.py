@@ -317,7 +317,8 @@ def simulate_against_loop(cases: list[Case], rounds: int, seed: int) -> None:
                 actions[way] = played
         loop, sim = actions["loop"] / min(walls["loop"]), actions["simulate"] / min(walls["simulate"])
         print(f"  {case.game}, {case.players} players: loop {loop:,.0f} ({actions['loop'] / min(cpus['loop']):,.0f}), "
-              f"simulate {sim:,.0f} ({actions['simulate'] / min(cpus['simulate']):,.0f}): {sim / loop:.2f} of the loop")
+              f"simulate {sim:,.0f} ({actions['simulate'] / min(cpus['simulate']):,.0f}): {sim / loop:.2f} of the loop "
+              f"({actions['simulate'] / min(cpus['simulate']) / (actions['loop'] / min(cpus['loop'])):.2f} in CPU time)")
 
 
 def parse_players(text: str) -> list[int]:
@@ -392,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         players = max(c.players for c in pickomino)
         print_memory(players, game, handwritten, args.seed)
 
-    simulate_against_loop(cases, min(args.rounds, 3), args.seed)
+    simulate_against_loop(cases, args.rounds, args.seed)
 
     print(f"\n{time.perf_counter() - started:.1f}s in all")
     faults = [f"{c.game}, {c.players} players, {e.label}: {e.error}"
