@@ -22,6 +22,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .agents import make_agent, seat_view
+from .engine_values import CHANCE
 
 if TYPE_CHECKING:
     from .runtime import State
@@ -124,8 +125,6 @@ def seeded_action(state: State, seed: int, bot: str | None = None, agents: dict 
     ``agents``: a game's bots by seat, kept from step to step and reseeded (``Agent.reseed``),
     so that a bot keeps what it has worked out. With scheme 2, the ``random`` bot draws its
     option with the step's generator itself (it has nothing to keep)."""
-    from .runtime import CHANCE
-
     step, player = len(state.history), state.current_player()
     if player == CHANCE:
         return state.sample_chance(step_rng(seed, step, CHANCE, seeding))
@@ -148,8 +147,6 @@ def random_playout(state: State, seed: int) -> State:
     """Play ``state`` to its end as ``seeded_action`` would (scheme 2) with a ``random`` bot
     in every seat: the same game, without a call per step. What ``rulelang simulate`` plays
     when every seat is ``random``."""
-    from .runtime import CHANCE
-
     game_key, chance_who = _game_key(seed), CHANCE & _MASK
     history = state.history
     while not state.finished:
