@@ -1523,17 +1523,9 @@ def _doc_of(body: tuple) -> str:
 def _assigned_in(body, name: str) -> bool:
     """Whether a statement of ``body`` (or a block inside one) gives the variable ``name`` a
     value with `=`."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, n.Assign) and node.op == "=" and node.target.name == name and \
-                node.target.owner is None and not (isinstance(node.value, n.Literal) and node.value.value is None):
-            return True
-        if isinstance(node, tuple | list):
-            stack.extend(node)
-        elif isinstance(node, n.Node):
-            stack.extend(getattr(node, field.name) for field in attrs.fields(type(node)))
-    return False
+    return any(isinstance(node, n.Assign) and node.op == "=" and node.target.name == name and
+               node.target.owner is None and not (isinstance(node.value, n.Literal) and node.value.value is None)
+               for node in walk(tuple(body)))
 
 
 def _describe_stmt(stmt) -> str:

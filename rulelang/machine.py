@@ -323,9 +323,7 @@ class Machine:
 
     def _game_ends(self, after_round: bool) -> bool:
         if self.last_turns is not None:  # the last turns under way: the player's was one of them
-            owed = self.last_turns - self.out - (frozenset() if after_round else {self.player})
-            if owed != self.last_turns:
-                self.last_turns = owed
+            owed = self.last_turns = self.last_turns - self.out - (frozenset() if after_round else {self.player})
             if not owed:
                 self._finish(self.last_turns_rule)
                 return True
