@@ -13,11 +13,10 @@ import os
 import random
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from . import diff, explain, gamelog, simulate, tui
+from . import batch, diff, explain, gamelog, lab, simulate, tui
 from .agents import AGENTS, check_bot
 from .diagnostics import (
     Diagnostic,
@@ -487,28 +486,80 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- simulate
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """Play many bot games and report win shares, scores and how games end."""
-    if args.games < 1:
-        raise UsageError("--games must be at least 1")
-    if args.max_faults < 1:
-        raise UsageError("--max-faults must be at least 1")
+    """Play many bot games and report win shares, scores, how games end and balance metrics."""
+    _check_batch_args(args)
+    if args.out and Path(args.out).suffix.lower() not in lab.OUT_FORMATS:
+        raise UsageError(f"--out writes .csv or .jsonl files, not `{printable(args.out)}`")
     options = parse_options(args.option)
     args.file = find_rules(args.file)
-    game, code = load_game(args.file, options, parse_limits(args.limit))
+    limits = parse_limits(args.limit)
+    game, code = load_game(args.file, options, limits)
     if game is None:
         return code
     bots = resolve_bots(game, args.players, args.bots)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
-    show_progress = sys.stderr.isatty() and args.format == "text"
-    batch = simulate.play_games(game, bots, seed, args.games, args.check,
-                                batch_progress(args.games) if show_progress else None, args.max_faults)
-    if batch.interrupted:
-        err("\ninterrupted: results of the games played so far")
-    if show_progress:
-        print("\r" + " " * 30 + "\r", end="", file=sys.stderr, flush=True)
-    report = batch.report(args.file, options)
-    print(json.dumps(report, indent=2) if args.format == "json" else simulate.format_report(report))
-    return EXIT_ERRORS if batch.faults else EXIT_OK
+    job = batch.Job(args.file, tuple(options.items()), limits, tuple(bots), seed, args.check, args.rotate)
+    played = play_batch(args, job, game)
+    if played.simulation.interrupted:
+        err("interrupted: results of the games played so far")
+    report = played.simulation.report(args.file, options)
+    if args.rotate:
+        report["rotated"] = True
+        for entry in report["seats"]:
+            entry["bot"] = "rotated"
+    report["balance"] = lab.balance(played.results, len(bots))
+    criteria = report["criteria"]
+    try:
+        if args.out:
+            lab.write_results(args.out, played.results, criteria, len(bots))
+        plots = lab.plot(args.plot, played.results, criteria, len(bots), game.name, args.plot_format) \
+            if args.plot else []
+    except OSError as error:
+        err(f"error: cannot write {printable(error.filename or args.out or args.plot)}: "
+            f"{(error.strerror or str(error)).lower()}")
+        return EXIT_USAGE
+    if args.format == "json":
+        print(json.dumps(report, indent=2))
+    else:
+        print("\n".join([simulate.format_report(report), *lab.format_balance(report["balance"], len(bots))]))
+    if args.out and not args.quiet:
+        err(f"per-game results written to {printable(args.out)}")
+    if plots and not args.quiet:
+        err("plots written: " + ", ".join(printable(str(p)) for p in plots))
+    if played.simulation.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_ERRORS if played.simulation.faults else EXIT_OK
+
+
+def _check_batch_args(args: argparse.Namespace) -> None:
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.max_faults < 1:
+        raise UsageError("--max-faults must be at least 1")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.jobs > 1 and args.cluster:
+        raise UsageError("--jobs and --cluster do not go together: a cluster has its own workers")
+
+
+def play_batch(args: argparse.Namespace, job: batch.Job, game: GameDef) -> batch.Batch:
+    """Play ``args.games`` games of ``job`` as the options say (jobs, cluster), with a progress
+    bar on a terminal; a missing optional package or an unreachable cluster is a UsageError."""
+    bar = lab.progress_bar(args.games) if sys.stderr.isatty() and not args.quiet else None
+    shown = []
+
+    def started() -> None:  # after the worker processes start: none inherits the bar's thread
+        if bar is not None:
+            shown.append(bar.__enter__())
+
+    try:
+        return batch.run(job, game, args.games, args.jobs, args.cluster,
+                         bar if bar is not None else None, args.max_faults, started)
+    except (batch.LabMissing, batch.ClusterUnreachable) as error:
+        raise UsageError(str(error)) from None
+    finally:
+        if shown:
+            bar.__exit__(None, None, None)
 
 
 def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:
@@ -526,12 +577,40 @@ def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> li
     return bots
 
 
-def batch_progress(games: int) -> Callable[[int], None]:
-    """Shows `done/games games` on stderr, every ten games."""
-    def show(done: int) -> None:
-        if done % 10 == 0:
-            print(f"\r{done}/{games} games", end="", file=sys.stderr, flush=True)
-    return show
+# ---------------------------------------------------------------------- compare
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Play a variant and its base on common random numbers and report paired differences."""
+    _check_batch_args(args)
+    options = parse_options(args.option)
+    limits = parse_limits(args.limit)
+    games, paths = [], []
+    for path in (args.base, args.variant):
+        paths.append(find_rules(path))
+        game, code = load_game(paths[-1], options, limits)
+        if game is None:
+            return code
+        games.append(game)
+    bots = resolve_bots(games[0], args.players, args.bots)
+    resolve_bots(games[1], len(bots), ",".join(bots))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
+    played = []
+    for path, game in zip(paths, games):
+        job = batch.Job(path, tuple(options.items()), limits, tuple(bots), seed)
+        played.append(play_batch(args, job, game))
+        if played[-1].simulation.interrupted:
+            err("interrupted: nothing to compare")
+            return EXIT_INTERRUPTED
+    criteria = [[game.rules[c.rule].name for c in game.criteria] for game in games]
+    result = lab.compare(played[0].results, played[1].results, len(bots), *criteria)
+    result.update({"base": paths[0], "variant": paths[1], "games": args.games, "seed": seed,
+                   "bots": bots, "options": options})
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        header = (f"{printable(games[1].name)} against {printable(games[0].name)}: {args.games} games each, "
+                  f"{len(bots)} players ({', '.join(bots)}), seeds {seed}..{seed + args.games - 1}")
+        print(lab.format_compare(result, paths[0], paths[1], header))
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------------- diff
@@ -632,8 +711,33 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("--format", choices=("text", "json"), default="text")
     simulate_.add_argument("--max-faults", type=int, default=5, metavar="N",
                            help="stop the batch once N games faulted, if most games so far did (default 5)")
+    simulate_.add_argument("--rotate", action="store_true", help="game i moves every bot i seats on, "
+                           "so each bot plays each seat equally (for a bot's win share against others)")
+    add_batch_options(simulate_)
+    simulate_.add_argument("--out", metavar="FILE", help="write each game's result to FILE "
+                           "(.csv or .jsonl): seed, bots, winners, scores, turns, ending rule, fault")
+    simulate_.add_argument("--plot", metavar="DIR", help="draw score distributions, win share by seat "
+                           "and game length into DIR (needs rulelang[lab])")
+    simulate_.add_argument("--plot-format", choices=("png", "svg"), default="png")
     add_limit_option(simulate_)
     simulate_.set_defaults(handler=cmd_simulate)
+
+    compare_ = sub.add_parser("compare", help="a variant against its base: paired differences with CIs",
+                              description="Play BASE and VARIANT on the same seeds (common random numbers: "
+                              "the same dice wherever the games take the same steps) and report the "
+                              "paired difference of each statistic with a 95% confidence interval.")
+    compare_.add_argument("base", metavar="BASE")
+    compare_.add_argument("variant", metavar="VARIANT")
+    compare_.add_argument("--games", type=int, default=200, help="games of each file (default 200)")
+    compare_.add_argument("--players", type=int, help="number of players")
+    compare_.add_argument("--bots", help="bot per seat, e.g. mc,random (default: random for all)")
+    compare_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
+    compare_.add_argument("--option", action="append", metavar="NAME=VALUE",
+                          help="set a game option, in both files")
+    compare_.add_argument("--format", choices=("text", "json"), default="text")
+    add_batch_options(compare_)
+    add_limit_option(compare_)
+    compare_.set_defaults(handler=cmd_compare, max_faults=10**9, check=False, rotate=False)
 
     diff_ = sub.add_parser("diff", help="what a variant adds, replaces or removes from a base game")
     diff_.add_argument("base", metavar="BASE")
@@ -692,6 +796,15 @@ def cmd_games(args: argparse.Namespace) -> int:
     if rows:
         print(f"\nplay one with `rulelang run {rows[0][0]}`, from any folder")
     return EXIT_OK
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="play on N processes (default 1); the results are the same for any N")
+    parser.add_argument("--cluster", metavar="ADDRESS", help="play on the Dask cluster whose scheduler "
+                        "is at ADDRESS, e.g. tcp://host:8786 (needs rulelang[lab]; the workers read "
+                        "the rules file from the same path)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:

@@ -143,10 +143,10 @@ def seeded_action(state: State, seed: int, bot: str | None = None, agents: dict 
     return agent.choose(seat_view(state))
 
 
-def random_playout(state: State, seed: int) -> State:
+def random_playout(state: State, seed: int, watch: Any = None) -> State:
     """Play ``state`` to its end as ``seeded_action`` would (scheme 2) with a ``random`` bot
     in every seat: the same game, without a call per step. What ``rulelang simulate`` plays
-    when every seat is ``random``."""
+    when every seat is ``random``. ``watch``, if given, is called with the state after each step."""
     game_key, chance_who = _game_key(seed), CHANCE & _MASK
     history = state.history
     while not state.finished:
@@ -157,4 +157,6 @@ def random_playout(state: State, seed: int) -> State:
         else:
             legal = state.legal_actions()
             state.apply_action(legal[StepRandom(_mix(step_key ^ player)).randbelow(len(legal))])
+        if watch is not None:
+            watch(state)
     return state

@@ -16,13 +16,15 @@ from .runtime import State
 from .source import printable
 
 
-def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
-    """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats."""
+def play_bots(game: GameDef, bots: list[str], seed: int, check: bool,
+              watch: Callable[[State], None] | None = None) -> State:
+    """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats.
+    ``watch`` sees the state after every step (it must not change it)."""
     state = game.new_initial_state(len(bots))
     if check and (broken := state.check_invariants()):
         raise tui.invariant_fault(state, broken, "the set-up", 0)
     if not check and all(bot == "random" for bot in bots):
-        return seeding.random_playout(state, seed)
+        return seeding.random_playout(state, seed, watch)
     agents: dict = {}
     while not state.is_terminal():
         mover = state.current_player()
@@ -30,6 +32,8 @@ def play_bots(game: GameDef, bots: list[str], seed: int, check: bool) -> State:
         text = state.action_to_string(action) if check else ""
         turn = state.turn_number
         state.apply_action(action)
+        if watch is not None:
+            watch(state)
         if check and (broken := state.check_invariants()):
             raise tui.invariant_fault(state, broken, text, turn)
     return state
@@ -274,3 +278,39 @@ def format_report(r: dict) -> str:
     if r["games_per_second"]:
         lines.append(f"{r['games_per_second']:.1f} games/s ({r['seconds']:.2f} s)")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- batches in parts (lab)
+# `rulelang simulate --jobs/--cluster` plays a batch in parts, each with its own Stats, and
+# adds them up in seed order (rulelang/batch.py). A part travels between processes without
+# its game; merging knows each field of Stats, and refuses one it does not know.
+_MERGED_BY = {"returns": "extend each", "turns": "extend", "score_sums": "add each",
+              "score_counts": "add each", "endings": "count", "triggered": "count",
+              "triggered_games": "count", "chosen": "count", "tallies": "count"}
+
+
+def merge_stats(total: Stats, part: Stats) -> None:
+    """Add ``part`` (the games after those of ``total``) to ``total``."""
+    for name, value in vars(part).items():
+        if name in ("game", "players"):
+            continue
+        how = _MERGED_BY.get(name)
+        if how is None:
+            raise TypeError(f"merge_stats does not know how to merge Stats.{name}")
+        mine = getattr(total, name)
+        if how == "extend":
+            mine.extend(value)
+        elif how == "count":
+            mine.update(value)
+        elif how == "extend each":
+            for row, more in zip(mine, value):
+                row.extend(more)
+        else:
+            for row, more in zip(mine, value):
+                row[:] = [a + b for a, b in zip(row, more)]
+
+
+def without_game(stats: Stats) -> Stats:
+    """``stats`` made ready to pickle: a compiled game stays in the process that compiled it."""
+    stats.game = None  # type: ignore[assignment]
+    return stats
