@@ -79,6 +79,7 @@ class Job:
 
 
 _GAMES: dict[tuple, GameDef] = {}
+CLUSTER_TIMEOUT = "10s"  # to reach the scheduler
 
 
 class LeadWatch:
@@ -267,9 +268,9 @@ def _on_pool(job: Job, parts: list[tuple[int, int]], jobs: int, merger: _Merger,
         if started is not None:
             started()
         for part in pool.imap_unordered(_play_elsewhere_packed, [(job, f, c) for f, c in parts]):
+            merger.add(part)
             if progress is not None:
                 progress(len(part.results))
-            merger.add(part)
             if merger.stopped:
                 break
     finally:
@@ -285,7 +286,7 @@ def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _M
         raise LabMissing("--cluster needs the `distributed` package: "
                          "python -m pip install 'rulelang[lab]'") from None
     try:
-        client = Client(address, timeout="10s")
+        client = Client(address, timeout=CLUSTER_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
         raise ClusterUnreachable(f"cannot reach the Dask scheduler at {address}: {error}") from None
     futures: list = []
@@ -295,9 +296,9 @@ def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _M
         futures = [client.submit(_play_elsewhere, job, f, c, pure=False) for f, c in parts]
         for future in as_completed(futures):
             part = future.result()
+            merger.add(part)
             if progress is not None:
                 progress(len(part.results))
-            merger.add(part)
             if merger.stopped:
                 break
     finally:

@@ -490,6 +490,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _check_batch_args(args)
     if args.out and Path(args.out).suffix.lower() not in lab.OUT_FORMATS:
         raise UsageError(f"--out writes .csv or .jsonl files, not `{printable(args.out)}`")
+    if args.plot:
+        try:
+            lab.require_pyplot()
+        except batch.LabMissing as error:
+            raise UsageError(str(error)) from None
     options = parse_options(args.option)
     args.file = find_rules(args.file)
     limits = parse_limits(args.limit)

@@ -121,16 +121,22 @@ def _as_json(r: GameResult, criteria: list[str]) -> dict:
 
 
 # ---------------------------------------------------------------------- plots
-def plot(folder: str, results: list[GameResult], criteria: list[str], players: int, title: str,
-         fmt: str = "png") -> list[Path]:
-    """Score distribution per seat (one plot per criterion), win share by seat with 95% CIs,
-    and a histogram of game length; returns the files written."""
+def require_pyplot() -> Any:
+    """matplotlib's pyplot drawing into files (Agg), or LabMissing saying what to install."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         from matplotlib import pyplot
     except ImportError:
         raise LabMissing("--plot needs matplotlib: python -m pip install 'rulelang[lab]'") from None
+    return pyplot
+
+
+def plot(folder: str, results: list[GameResult], criteria: list[str], players: int, title: str,
+         fmt: str = "png") -> list[Path]:
+    """Score distribution per seat (one plot per criterion), win share by seat with 95% CIs,
+    and a histogram of game length; returns the files written."""
+    pyplot = require_pyplot()
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     done = [r for r in results if r.fault is None]

@@ -1,0 +1,196 @@
+"""The balance lab: simulate on many processes and on a Dask cluster with the same results,
+per-game output, plots, balance metrics, Ctrl-C, and `compare` on a variant and its base."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rulelang import batch, cli, lab, pipeline, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+PICKOMINO = str(ROOT / "games" / "pickomino.rules")
+EXTRAWURM = str(ROOT / "games" / "extrawurm.rules")
+SOMETIMES = """\
+game "Sometimes":
+    players 2 to 2
+die d:
+    faces 1 to 6
+zone cup: shared pool, public
+counter c: shared = 0
+setup:
+    rule make: create 1 d in cup
+turn:
+    rule r:
+        roll cup
+        if sum(cup) == 6:
+            c = 1 / 0
+        end game
+winner:
+    rule w: most c
+"""
+
+
+def simulate_json(capsys, *args: str) -> tuple[int, dict]:
+    code = cli.main(["simulate", *args, "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    report.pop("seconds"), report.pop("games_per_second")
+    return code, report
+
+
+def test_the_report_is_the_same_for_any_number_of_jobs(capsys):
+    args = (PICKOMINO, "--games", "20", "--seed", "4", "--players", "3")
+    code, one = simulate_json(capsys, *args)
+    assert code == 0 and one["finished"] == 20
+    assert simulate_json(capsys, *args, "--jobs", "2") == (0, one)
+    bots = (PICKOMINO, "--games", "6", "--seed", "1", "--bots", "mc:rollouts=2,random", "--rotate")
+    assert simulate_json(capsys, *bots) == simulate_json(capsys, *bots, "--jobs", "2")
+
+
+def test_faults_and_the_stop_after_them_are_the_same_for_any_number_of_jobs(tmp_path, capsys):
+    rules = tmp_path / "sometimes.rules"
+    rules.write_text(SOMETIMES, encoding="utf-8")
+    args = (str(rules), "--games", "60", "--seed", "1", "--max-faults", "3")
+    code, one = simulate_json(capsys, *args)
+    assert code == 1 and one["stopped_after_faults"] is None and len(one["faults"]) > 3
+    assert simulate_json(capsys, *args, "--jobs", "2") == (1, one)
+    hang = str(ROOT / "tests" / "hostile" / "hang_repeat_roll.rules")
+    args = (hang, "--games", "50", "--limit", "idle_actions=20", "--max-faults", "3", "--seed", "1")
+    code, one = simulate_json(capsys, *args)
+    assert code == 1 and one["stopped_after_faults"] == 3 and one["games"] == 3
+    assert simulate_json(capsys, *args, "--jobs", "2") == (1, one)
+
+
+def test_a_dask_cluster_plays_the_same_games(capsys):
+    distributed = pytest.importorskip("distributed")
+    args = (PICKOMINO, "--games", "12", "--seed", "9")
+    _, one = simulate_json(capsys, *args)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, there = simulate_json(capsys, *args, "--cluster", cluster.scheduler_address)
+    assert (code, there) == (0, one)
+
+
+def test_an_unreachable_cluster_is_a_usage_error(capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(batch, "CLUSTER_TIMEOUT", "1s")
+    code = cli.main(["simulate", PICKOMINO, "--games", "2", "--cluster", "tcp://127.0.0.1:9"])
+    assert code == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+
+
+def test_per_game_results_as_csv_and_json_lines(tmp_path, capsys):
+    csv_path, jsonl_path = tmp_path / "games.csv", tmp_path / "games.jsonl"
+    for path in (csv_path, jsonl_path):
+        assert cli.main(["simulate", PICKOMINO, "--games", "20", "--seed", "2", "--out", str(path)]) == 0
+    report = capsys.readouterr().out
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    games = [json.loads(line) for line in jsonl_path.read_text(encoding="utf-8").splitlines()]
+    assert [int(r["seed"]) for r in rows] == [g["seed"] for g in games] == list(range(2, 22))
+    assert rows[0]["bots"] == "random random" and rows[0]["ended_by"] == "grill_empty"
+    assert {"seat1_most_worms", "seat2_highest_tile", "lead_changes", "fault"} <= set(rows[0])
+    first = games[0]
+    assert set(first["winners"]) <= {1, 2} and set(first["scores"][0]) == {"most_worms", "highest_tile"}
+    assert first["turns"] == int(rows[0]["turns"]) and first["fault"] is None
+    assert "balance (95% confidence intervals):" in report and "first-player advantage" in report
+    assert cli.main(["simulate", PICKOMINO, "--games", "2", "--out", str(tmp_path / "games.txt")]) == 2
+    assert "--out writes .csv or .jsonl files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_plots_are_written(tmp_path, capsys, fmt):
+    pytest.importorskip("matplotlib")
+    folder = tmp_path / "plots"
+    assert cli.main(["simulate", PICKOMINO, "--games", "20", "--seed", "1", "--plot", str(folder),
+                     "--plot-format", fmt]) == 0
+    files = sorted(p.name for p in folder.iterdir())
+    assert files == sorted(f"{name}.{fmt}" for name in
+                           ("scores-most_worms", "scores-highest_tile", "win-share", "turns"))
+    assert all((folder / name).stat().st_size > 0 for name in files)
+
+
+def test_plots_without_matplotlib_say_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert cli.main(["simulate", PICKOMINO, "--games", "2", "--plot", str(tmp_path)]) == 2
+    assert "--plot needs matplotlib: python -m pip install 'rulelang[lab]'" in capsys.readouterr().err
+
+
+def test_balance_metrics_and_a_bots_win_share_with_rotated_seats(capsys):
+    code, report = simulate_json(capsys, PICKOMINO, "--games", "8", "--seed", "1",
+                                 "--bots", "mc:rollouts=2,random", "--rotate")
+    balance = report["balance"]
+    assert set(balance) == {"first_player_advantage", "lead_changes", "turns", "endings", "bots"}
+    low, high = balance["turns"]["ci95"]
+    assert low <= balance["turns"]["value"] <= high
+    assert set(balance["bots"]) == {"mc:rollouts=2", "random"}
+    assert balance["bots"]["mc:rollouts=2"]["games"] == 8
+    assert [s["bot"] for s in report["seats"]] == ["rotated", "rotated"]
+    job = batch.Job(PICKOMINO, (), pipeline.DEFAULT, ("a", "b", "c"), 0, rotate=True)
+    assert [job.seats(i) for i in range(3)] == [["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a"]]
+
+
+def test_ctrl_c_keeps_the_games_played_and_exits_130(capsys, monkeypatch):
+    played = []
+    real = batch.play_bots
+
+    def play_then_stop(*args, **kwargs):
+        if len(played) == 5:
+            raise KeyboardInterrupt
+        played.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "play_bots", play_then_stop)
+    assert cli.main(["simulate", PICKOMINO, "--games", "300", "--seed", "1"]) == 130
+    captured = capsys.readouterr()
+    assert "interrupted: results of the games played so far" in captured.err
+    assert "Pickomino: 5 games" in captured.out and "balance" in captured.out
+
+
+def test_ctrl_c_on_a_process_pool_keeps_the_parts_done():
+    game, _ = pipeline.analyse(PICKOMINO, warnings=False)
+    job = batch.Job(PICKOMINO, (), pipeline.DEFAULT, ("random", "random"), 1)
+
+    def stop(_games: int) -> None:
+        raise KeyboardInterrupt
+
+    played = batch.run(job, game, 400, jobs=2, progress=stop)
+    assert played.simulation.interrupted
+    assert 0 < len(played.results) < 400 and len(played.simulation.stats.turns) == len(played.results)
+
+
+def test_compare_reports_paired_differences(capsys):
+    assert cli.main(["compare", PICKOMINO, EXTRAWURM, "--games", "20", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "20 paired games" in out and "difference" in out and "95% CI" in out
+    assert cli.main(["compare", PICKOMINO, EXTRAWURM, "--games", "20", "--seed", "1", "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["pairs"] == 20
+    worms = result["statistics"]["most_worms seat 1"]
+    assert worms["difference"] == pytest.approx(worms["variant"] - worms["base"])
+    assert worms["ci95"][0] > 0  # Extrawurm hands out more worms, even to random bots
+    same = lab.compare(*[batch.run(batch.Job(PICKOMINO, (), pipeline.DEFAULT, ("random",) * 2, 1),
+                                   pipeline.analyse(PICKOMINO, warnings=False)[0], 10).results] * 2,
+                       2, ["most_worms"], ["most_worms"])
+    assert all(row["difference"] == 0 for row in same["statistics"].values())
+
+
+def test_plain_progress_shows_rate_and_time_left():
+    stream = io.StringIO()
+    with lab.PlainProgress(10, stream, every=0) as progress:
+        progress(4)
+        progress(6)
+    text = stream.getvalue()
+    assert "\r4/10 games, " in text and "games/s" in text and "s left" in text and "\r10/10 games" in text
+
+
+def test_merging_refuses_a_stats_field_it_does_not_know():
+    game, _ = pipeline.analyse(PICKOMINO, warnings=False)
+    part = simulate.Stats(game, 2)
+    part.novel = []
+    with pytest.raises(TypeError, match="Stats.novel"):
+        simulate.merge_stats(simulate.Stats(game, 2), part)
