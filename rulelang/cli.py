@@ -1,4 +1,5 @@
-"""The command line: run (play at the terminal), lint, fmt, replay, explain, simulate and diff.
+"""The command line: run (play at the terminal), lint, fmt, replay, explain, simulate, compare
+and diff.
 
 Exit codes: 0 clean, 1 errors found in the rules (or a fault while playing), 2 a usage or I/O
 problem, 130 interrupted. Bad input never shows a traceback: rules errors are diagnostics.

@@ -223,14 +223,16 @@ def format_compare(c: dict, base: str, variant: str, header: str) -> str:
              f"differences are {printable(variant)} minus {printable(base)}", ""]
     rows = c["statistics"]
     width = max([9] + [len(printable(name)) for name in rows])
-    lines.append(f"  {'statistic':<{width}}  {'base':>9}  {'variant':>9}  {'difference':>10}  95% CI")
+    lines.append(f"  {'statistic':<{width}}  {'base':>9}  {'variant':>9}  {'difference':>10}  "
+                 f"{'95% CI':<17}  games")
     for name, row in rows.items():
         low, high = row["ci95"]
-        mark = " *" if low > 0 or high < 0 else ""
+        interval = f"{low:+.3f} to {high:+.3f}"
+        mark = " *" if low > 0 or high < 0 else "  "
         lines.append(f"  {printable(name):<{width}}  {row['base']:9.3f}  {row['variant']:9.3f}  "
-                     f"{row['difference']:+10.3f}  {low:+.3f} to {high:+.3f}{mark}")
+                     f"{row['difference']:+10.3f}  {interval:<17}{mark} {row['pairs']}")
     lines.append("")
-    lines.append("* the 95% CI excludes 0")
+    lines.append("* the 95% CI excludes 0; games: the pairs where both games have the statistic")
     if c["base_faults"] or c["variant_faults"]:
         lines.append(f"faulted games left out: {c['base_faults']} of the base, {c['variant_faults']} "
                      "of the variant")
