@@ -504,7 +504,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return code
     bots = resolve_bots(game, args.players, args.bots)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
-    job = batch.Job(args.file, tuple(options.items()), limits, tuple(bots), seed, args.check, args.rotate)
+    job = batch.Job(os.path.abspath(args.file), tuple(options.items()), limits, tuple(bots), seed,
+                    args.check, args.rotate)
     played = play_batch(args, job, game)
     if played.simulation.interrupted:
         err("interrupted: results of the games played so far")
@@ -601,7 +602,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     played = []
     for path, game in zip(paths, games):
-        job = batch.Job(path, tuple(options.items()), limits, tuple(bots), seed)
+        job = batch.Job(os.path.abspath(path), tuple(options.items()), limits, tuple(bots), seed)
         played.append(play_batch(args, job, game))
         if played[-1].simulation.interrupted:
             err("interrupted: nothing to compare")

@@ -194,3 +194,14 @@ def test_merging_refuses_a_stats_field_it_does_not_know():
     part.novel = []
     with pytest.raises(TypeError, match="Stats.novel"):
         simulate.merge_stats(simulate.Stats(game, 2), part)
+
+
+def test_a_worker_without_the_game_compiles_it_from_its_path(monkeypatch):
+    """What a Dask worker on another machine does: the same rules, so the same games."""
+    monkeypatch.setattr(batch, "_GAMES", {})
+    job = batch.Job(PICKOMINO, (("shorter_game", "true"),), pipeline.DEFAULT, ("random",) * 2, 3)
+    part = batch._play_elsewhere(job, 0, 3)
+    assert part.stats.game is None and [r.seed for r in part.results] == [3, 4, 5]
+    game, _ = pipeline.analyse(PICKOMINO, {"shorter_game": "true"}, warnings=False)
+    here = batch.play_part(job, game, 0, 3)
+    assert part.results == here.results
