@@ -560,8 +560,7 @@ def play_batch(args: argparse.Namespace, job: batch.Job, game: GameDef) -> batch
             shown.append(bar.__enter__())
 
     try:
-        return batch.run(job, game, args.games, args.jobs, args.cluster,
-                         bar if bar is not None else None, args.max_faults, started)
+        return batch.run(job, game, args.games, args.jobs, args.cluster, bar, args.max_faults, started)
     except (batch.LabMissing, batch.ClusterUnreachable) as error:
         raise UsageError(str(error)) from None
     finally:

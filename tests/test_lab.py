@@ -205,3 +205,14 @@ def test_a_worker_without_the_game_compiles_it_from_its_path(monkeypatch):
     game, _ = pipeline.analyse(PICKOMINO, {"shorter_game": "true"}, warnings=False)
     here = batch.play_part(job, game, 0, 3)
     assert part.results == here.results
+
+
+def test_watching_the_lead_changes_no_game():
+    """The batch (which watches every step for the leader) plays the games one loop plays."""
+    game, _ = pipeline.analyse(PICKOMINO, warnings=False)
+    one = simulate.play_games(game, ["random", "mc:rollouts=2"], 7, 3, False).report(PICKOMINO, {})
+    job = batch.Job(PICKOMINO, (), pipeline.DEFAULT, ("random", "mc:rollouts=2"), 7)
+    parts = batch.run(job, game, 3).simulation.report(PICKOMINO, {})
+    for report in (one, parts):
+        report.pop("seconds"), report.pop("games_per_second")
+    assert one == parts
