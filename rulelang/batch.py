@@ -137,14 +137,14 @@ def play_part(job: Job, game: GameDef, first: int, count: int, part: Part | None
         watch = LeadWatch()
         try:
             state = play_bots(game, bots, seed, job.check, watch)
+            scores = tuple(tuple(row) for row in state.scores())
+            part.stats.add(state)
         except RuntimeFault as fault:
             part.faults.append((seed, fault.diagnostic))
             part.results.append(GameResult(seed, tuple(bots), (), (), 0, "", 0,
                                            (fault.diagnostic.code, fault.diagnostic.message)))
         else:
-            part.stats.add(state)
             ended = game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
-            scores = tuple(tuple(row) for row in state.scores())
             part.results.append(GameResult(seed, tuple(bots), tuple(state.winners), scores,
                                            state.turn_number, ended, watch.changes))
         if progress is not None:
