@@ -288,14 +288,19 @@ def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _M
     try:
         client = Client(address, timeout=CLUSTER_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:
-        raise ClusterUnreachable(f"cannot reach the Dask scheduler at {address}: {error}") from None
+        raise ClusterProblem(f"cannot reach the Dask scheduler at {address}: {error}") from None
     futures: list = []
     try:
         if started is not None:
             started()
         futures = [client.submit(_play_elsewhere, job, f, c, pure=False) for f, c in parts]
         for future in as_completed(futures):
-            part = future.result()
+            try:
+                part = future.result()
+            except (KeyboardInterrupt, RuntimeFault):
+                raise
+            except Exception as error:  # whatever failed on a worker, said without a traceback
+                raise ClusterProblem(f"a Dask worker failed: {type(error).__name__}: {error}") from None
             merger.add(part)
             if progress is not None:
                 progress(len(part.results))
@@ -306,5 +311,6 @@ def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _M
         client.close()
 
 
-class ClusterUnreachable(Exception):
-    """``--cluster`` names a scheduler that does not answer."""
+class ClusterProblem(Exception):
+    """``--cluster`` names a scheduler that does not answer, or a worker failed (for instance,
+    it cannot read the rules file at the path given)."""

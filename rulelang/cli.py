@@ -561,7 +561,7 @@ def play_batch(args: argparse.Namespace, job: batch.Job, game: GameDef) -> batch
 
     try:
         return batch.run(job, game, args.games, args.jobs, args.cluster, bar, args.max_faults, started)
-    except (batch.LabMissing, batch.ClusterUnreachable) as error:
+    except (batch.LabMissing, batch.ClusterProblem) as error:
         raise UsageError(str(error)) from None
     finally:
         if shown:

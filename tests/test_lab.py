@@ -216,3 +216,14 @@ def test_watching_the_lead_changes_no_game():
     for report in (one, parts):
         report.pop("seconds"), report.pop("games_per_second")
     assert one == parts
+
+
+def test_a_worker_that_cannot_read_the_rules_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    rules = tmp_path / "gone.rules"
+    rules.write_text((ROOT / "games" / "pickomino.rules").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(batch.Job, "keep", lambda job, game: rules.unlink())  # the worker's copy is gone
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        code = cli.main(["simulate", str(rules), "--games", "2", "--cluster", cluster.scheduler_address])
+    assert code == 2
+    assert "a Dask worker failed: RuntimeError: " in capsys.readouterr().err
