@@ -505,9 +505,7 @@ class State(Board, Machine, Views):
                 shadow.history != history[:len(shadow.history)]:  # another line of play: start over
             shadow, own = _traced_start(self.game, self.n), False
         done = len(shadow.history)
-        if own and done == len(history):
-            return shadow.events
-        if not own:
+        if not own:  # shared with other states (or the cached set-up): its list is handed out
             shadow = shadow.clone()
         for step, action in enumerate(history[done:], done):
             try:
@@ -517,7 +515,7 @@ class State(Board, Machine, Views):
                     break  # the fault that ended this state: the trace stops where it did
                 raise TraceUnavailable(f"the history of this state does not replay: action {step} "
                                        f"({action!r}) faults; {_BY_HAND}") from None
-        if not _same_game(shadow, self):
+        if not _same_game(shadow, self):  # checked at every ask: a change by hand can come at any time
             raise TraceUnavailable(f"replaying the history of this state gives another state; {_BY_HAND}")
         self.shadow, self.shadow_own = shadow, True
         return shadow.events
