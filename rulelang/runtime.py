@@ -501,8 +501,10 @@ class State(Board, Machine, Views):
             raise TraceUnavailable("a lazily traced state was set to record events by hand; "
                                    "use clone(tracing=True) for a state that records them")
         history, shadow, own = self.history, self.shadow, self.shadow_own
+        # A shadow this state owns has followed its history; a shared one may have gone
+        # along another line of play: then start over.
         if shadow is None or len(shadow.history) > len(history) or \
-                shadow.history != history[:len(shadow.history)]:  # another line of play: start over
+                (not own and shadow.history != history[:len(shadow.history)]):
             shadow, own = _traced_start(self.game, self.n), False
         done = len(shadow.history)
         if not own:  # shared with other states (or the cached set-up): its list is handed out
