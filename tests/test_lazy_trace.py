@@ -48,7 +48,7 @@ def _step(state: State, rng: random.Random):
 
 
 def _pair(game, players: int) -> tuple[State, State]:
-    return game.new_initial_state(players), initial_state(game, players, trace="eager")
+    return game.new_initial_state(players), game.new_initial_state(players, trace="eager")
 
 
 @pytest.mark.parametrize("name, players", [("pickomino.rules", 4), ("six-nimmt.rules", 3),
