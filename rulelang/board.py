@@ -215,7 +215,8 @@ class Board:
         carriers = [(i, z) for i, z in enumerate(self.game.zones) if z.per_piece]
         if carriers:
             self._make_carried_zones(carriers, kind_index, new)
-        self.events.append((rule, "create", (tuple(new), into, self._places((into,)))))
+        if self.tracing:
+            self.events.append((rule, "create", (tuple(new), into, self._places((into,)))))
         if self.knows is not None:
             knowledge.created(self, new, into)
 

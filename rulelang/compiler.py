@@ -682,7 +682,8 @@ class Compiler(ExpressionCompiler):
 
         def next_round(st, fr):
             st.round_number += 1
-            st.events.append((-1, "round", st.round_number))
+            if st.tracing:
+                st.events.append((-1, "round", st.round_number))
             if st.used_once:
                 st.reset_once(("turn", "round"))
 
@@ -719,7 +720,8 @@ class Compiler(ExpressionCompiler):
             return False
 
         def everyone_out(st, fr):
-            st.events.append((code_rule, "everyone out", None))
+            if st.tracing:
+                st.events.append((code_rule, "everyone out", None))
 
         code_rule = code.rule
         code.emit(m.OP_EXEC, reset)

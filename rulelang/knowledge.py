@@ -332,12 +332,15 @@ def _new_lines(state: State, start: int, seat: int) -> tuple[str, ...]:
 def seen_steps(state: State, seat: int) -> Seen | None:
     """The game so far as ``seat`` saw it (``Seen``), by playing the history again from the
     start; None when that does not give the seat's information state (a state changed by hand)."""
-    from .runtime import CHANCE
+    from .runtime import CHANCE, TraceUnavailable, initial_state
 
-    if not state.tracing:
+    if state.trace_mode == "off":  # a look-ahead copy or a sample: its history is not the game's
         return None
-    replay = state.game.new_initial_state(state.n)
-    if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
+    replay = initial_state(state.game, state.n, trace="eager")  # read after every step
+    try:
+        if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
+            return None
+    except TraceUnavailable:  # a lazily traced state changed by hand
         return None
     bit = 1 << seat
     steps: list = []
@@ -372,7 +375,7 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     for step, dice in blind_rolls.items():
         steps[step][1] = not dice
     first = next((i for i, step in enumerate(steps) if not step[1]), len(steps))
-    start = state.game.new_initial_state(state.n)
+    start = initial_state(state.game, state.n, trace="eager")  # replays compare lines step by step
     for step in steps[:first]:
         start.apply_action(step[0])
     start.knows = start.seen_counters = None  # replays need no knowledge: they compare lines

@@ -167,6 +167,8 @@ class Machine:
                             self.events.append((trigger.rule, "trigger", (
                                 slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]],
                                 self._places((slots[1], slots[2])))))
+                        if self.rule_counts is not None:  # statistics without the trace
+                            self.count_rule(trigger.rule)
                         frame = [trigger.procedure, 0, slots, False]
                         self.frames.append(frame)
                         code, pc = procedures[trigger.procedure].code, 0
@@ -277,7 +279,8 @@ class Machine:
                         if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
                             frame[1] = pc
                             raise RuntimeFault(self._past_limit("turns"))
-                        self.events.append((rule, "turn", self.player))
+                        if self.tracing:
+                            self.events.append((rule, "turn", self.player))
                         if self.used_once:
                             self.reset_once(("turn",))
                     proc = procedures[a]
@@ -296,7 +299,8 @@ class Machine:
                     code, slots, pc = proc.code, callee, 0
                 elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
                     if op == 8:
-                        self.events.append((rule, "end turn", self.player))
+                        if self.tracing:
+                            self.events.append((rule, "end turn", self.player))
                         while not self.frames[-1][3]:
                             self.frames.pop()
                     self.frames.pop()
@@ -347,7 +351,8 @@ class Machine:
             return False
         self.last_turns, self.last_turns_rule = owed, rule
         order = [(self.player + k) % self.n for k in range(1, self.n)]
-        self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))
+        if self.tracing:
+            self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))
         return True
 
     def _finish(self, rule: int) -> None:
@@ -356,7 +361,8 @@ class Machine:
         self.pending = None
         self.end_rule = rule
         self.winners = self._winners()
-        self.events.append((rule, "game over", tuple(self.winners)))
+        if self.tracing:
+            self.events.append((rule, "game over", tuple(self.winners)))
 
     def scores(self) -> list[list]:
         """The winner criteria's values for each player, in criteria order; a criterion that

@@ -284,11 +284,12 @@ class GameDef:
         return sum(c.width for c in self.counters if not c.per_player)
 
 
-    def new_initial_state(self, players: int | None = None):
-        """A fresh state at the start of the game (the set-up runs at once)."""
+    def new_initial_state(self, players: int | None = None, trace: str = "lazy"):
+        """A fresh state at the start of the game (the set-up runs at once); ``trace`` "eager"
+        records its trace as it plays, "lazy" rebuilds it by replay when asked."""
         from .runtime import initial_state
 
-        return initial_state(self, self.min_players if players is None else players)
+        return initial_state(self, self.min_players if players is None else players, trace)
 
 
 def counter_places(counters: tuple[CounterDef, ...]) -> tuple[tuple[int, int], ...]:

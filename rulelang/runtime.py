@@ -106,21 +106,64 @@ scripted move).
 
 
 _INITIAL_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+TRACE_MODES = ("lazy", "eager")
 
 
-def initial_state(game: m.GameDef, players: int) -> State:
-    """A new game's state. The set-up is deterministic for a number of players (chance waits
-    for the driver), so it runs once per game and players, and later games start from a copy."""
+def _traced_start(game: m.GameDef, players: int) -> State:
+    """The game's state after the set-up, traced (shared: never changed, only copied)."""
     by_players = _INITIAL_STATES.setdefault(game, {})
     if players not in by_players:
-        by_players[players] = State(game, players)
-    return by_players[players].clone()
+        by_players[players] = State(game, players, trace="eager")
+    return by_players[players]
+
+
+def initial_state(game: m.GameDef, players: int, trace: str = "lazy") -> State:
+    """A new game's state. The set-up is deterministic for a number of players (chance waits
+    for the driver), so it runs once per game and players, and later games start from a copy.
+    ``trace``: "lazy" (the default: the trace is rebuilt by replay when asked for) or "eager"
+    (recorded as the game plays: for a state to be changed by hand)."""
+    if trace not in TRACE_MODES:
+        raise ValueError(f"a trace is {' or '.join(TRACE_MODES)}, not {trace!r}")
+    start = _traced_start(game, players)
+    return start.clone() if trace == "eager" else start._lazy_copy()
+
+
+class TraceUnavailable(RuntimeError):
+    """The trace of a lazily traced state cannot be rebuilt: replaying its history from the
+    start does not give this state (it was changed by hand, not through ``apply_action``)."""
+
+
+class _LazyEvents:
+    """``State.events`` of a state that records none as it plays (``trace_mode`` "lazy"): the
+    trace rebuilt by replaying the history on a traced copy, its shadow, kept and extended on
+    later asks. A state that records (or keeps) its own list has it in its ``__dict__``, which
+    Python reads first: then this is never called."""
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        return state._replayed_events()
+
+
+_BY_HAND = ("a state changed by hand needs its trace recorded: make it with trace=\"eager\" or "
+            "copy it with clone(tracing=True) before changing it")
+
+
+def _same_game(a: State, b: State) -> bool:
+    """Whether two states hold the same game (pieces, counters, turn): a replay check."""
+    return (a.zones == b.zones and a.counters == b.counters and a.dynamic == b.dynamic
+            and a.turn_number == b.turn_number and a.round_number == b.round_number
+            and a.finished == b.finished and a.player == b.player and a.out == b.out)
 
 
 class State(Board, Machine, Views):
     """A game in progress. Decisions and chance outcomes go in through ``apply_action``."""
 
-    def __init__(self, game: m.GameDef, players: int):
+    events = _LazyEvents()
+
+    def __init__(self, game: m.GameDef, players: int, trace: str = "lazy"):
+        if trace not in TRACE_MODES:
+            raise ValueError(f"a trace is {' or '.join(TRACE_MODES)}, not {trace!r}")
         if not game.min_players <= players <= game.max_players:
             raise ValueError(f"{game.name} is for {game.min_players} to {game.max_players} players, not {players}")
         self.game = game
@@ -152,10 +195,20 @@ class State(Board, Machine, Views):
         self.frames: list[list] = []
         self.pending: tuple | None = None
         self.history: list = []
-        self.events: list[tuple] = []
+        # The trace (docs/architecture.md, "The trace"): "eager" records the events as it
+        # plays, in its own `events` list; "lazy" records none, and `events` replays the
+        # history on a traced copy, the shadow (None: start from the traced set-up), shared
+        # with clones until one of them extends it (`shadow_own` says who may).
+        self.tracing = trace == "eager"  # record the events now
+        if self.tracing:
+            self.events: list[tuple] = []
+        self.shadow: State | None = None
+        self.shadow_own = False
+        # `count_rules()`: how often each triggered rule ran and each labelled option was
+        # chosen, kept only when a driver asks (statistics without the trace)
+        self.rule_counts: dict[tuple, int] | None = None
         self.finished = False
         self.fault: RuntimeFault | None = None  # set when the rules faulted: the state is dead
-        self.tracing = True  # record the trace of events; bots' look-ahead copies turn it off
         self.winners: list[int] = []
         self.end_rule = -1
         # `once per ...` branches chosen: (once id, seat), since each player has their own.
@@ -343,10 +396,14 @@ class State(Board, Machine, Views):
                 frame[1] += 1
             else:
                 label, target, once = value
-                if self.tracing:  # a prompt the rules wrote says what was chosen about (`may`)
+                if self.tracing or self.rule_counts is not None:
+                    # a prompt the rules wrote says what was chosen about (`may`)
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
                     prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
-                    self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
+                    if self.tracing:
+                        self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
+                    if self.rule_counts is not None:
+                        self.count_rule(rule, prompt, label)
                 frame[1] = target
                 if once is not None:
                     self.used_once = self.used_once | {(once, pending[3])}
@@ -379,7 +436,26 @@ class State(Board, Machine, Views):
         return [share if p in self.winners else 0.0 for p in range(self.n)]
 
     def clone(self, tracing: bool | None = None) -> State:
-        """An independent copy; ``tracing=False`` makes a copy that records no events (faster)."""
+        """An independent copy, with the same trace mode. ``tracing=True``: a copy that records
+        its events from now on, with the trace so far (rebuilt first if this state is lazy);
+        ``tracing=False``: a copy that records none (bots' look-ahead), keeping the trace so far
+        if this state has one of its own, or rebuilding it by replay when asked, if lazy."""
+        own = self.__dict__.get("events")
+        if tracing and own is None:  # the trace so far, rebuilt by replay, then recorded
+            events = list(self.events)
+            other = self._copy()
+            other.events, other.shadow = events, None
+            self.shadow_own = True  # the copy does not share the shadow
+        else:
+            other = self._copy()
+            if own is not None:
+                other.events = list(own)
+        if tracing is not None:
+            other.tracing = tracing
+        return other
+
+    def _copy(self) -> State:
+        """A copy sharing the trace, own list or shadow: ``clone`` finishes it."""
         other = State.__new__(State)
         other.__dict__.update(self.__dict__)
         other.zones = [list(z) for z in self.zones]
@@ -388,16 +464,74 @@ class State(Board, Machine, Views):
         other.counters = list(self.counters)
         other.frames = [[f[0], f[1], list(f[2]), f[3]] for f in self.frames]
         other.history = list(self.history)
-        other.events = list(self.events)
-        if tracing is not None:
-            other.tracing = tracing
+        self.shadow_own = other.shadow_own = False  # the shadow is shared now: copied before extended
         other.winners = list(self.winners)
         other.fired = list(self.fired)
+        if self.rule_counts is not None:
+            other.rule_counts = dict(self.rule_counts)
         if self.knows is not None:
             other.knows = list(self.knows)
             other.zone_knows = dict(self.zone_knows)
             other.seen_counters = dict(self.seen_counters)
         return other
+
+    # ------------------------------------------------------------------ the trace
+    @property
+    def trace_mode(self) -> str:
+        """"eager": records its events as it plays; "lazy": records none, and rebuilds its
+        trace by replaying its history when asked; "off": records none and keeps only the
+        trace it had (a look-ahead copy of a traced state, a determinized sample: its history
+        is not the game's)."""
+        if "events" not in self.__dict__:
+            return "lazy"
+        return "eager" if self.tracing else "off"
+
+    def _lazy_copy(self) -> State:
+        """A copy of this traced state that records nothing, its trace replayed from this one."""
+        other = self._copy()
+        del other.events
+        other.tracing = False
+        other.shadow, other.shadow_own = self, False
+        return other
+
+    def _replayed_events(self) -> list[tuple]:
+        """The events of a lazy state: its shadow brought up to its history (copied first when
+        another state shares it), then checked against it."""
+        if self.tracing:  # recording from now on needs the trace so far: clone(tracing=True)
+            raise TraceUnavailable("a lazily traced state was set to record events by hand; "
+                                   "use clone(tracing=True) for a state that records them")
+        history, shadow, own = self.history, self.shadow, self.shadow_own
+        # A shadow this state owns has followed its history; a shared one may have gone
+        # along another line of play: then start over.
+        if shadow is None or len(shadow.history) > len(history) or \
+                (not own and shadow.history != history[:len(shadow.history)]):
+            shadow, own = _traced_start(self.game, self.n), False
+        done = len(shadow.history)
+        if not own:  # shared with other states (or the cached set-up): its list is handed out
+            shadow = shadow.clone()
+        for step, action in enumerate(history[done:], done):
+            try:
+                shadow.apply_action(action)
+            except RuntimeFault:
+                if step == len(history) - 1 and self.fault is not None:
+                    break  # the fault that ended this state: the trace stops where it did
+                raise TraceUnavailable(f"the history of this state does not replay: action {step} "
+                                       f"({action!r}) faults; {_BY_HAND}") from None
+        if not _same_game(shadow, self):  # checked at every ask: a change by hand can come at any time
+            raise TraceUnavailable(f"replaying the history of this state gives another state; {_BY_HAND}")
+        self.shadow, self.shadow_own = shadow, True
+        return shadow.events
+
+    def count_rules(self) -> None:
+        """Count from now on how often each triggered rule runs and each labelled option is
+        chosen (``rule_counts``): statistics for a driver, without the trace."""
+        if self.rule_counts is None:
+            self.rule_counts = {}
+
+    def count_rule(self, rule: int, *option) -> None:
+        """One more run of triggered rule ``rule``, or choice of ``option`` (prompt, label) in it."""
+        key = (rule, *option)
+        self.rule_counts[key] = self.rule_counts.get(key, 0) + 1
 
     def history_str(self) -> str:
         return " ".join(str(a) for a in self.history)

@@ -21,6 +21,7 @@ def play_bots(game: GameDef, bots: list[str], seed: int, check: bool,
     """One seeded bot game, the same game ``rulelang run --seed`` plays with these seats.
     ``watch`` sees the state after every step (it must not change it)."""
     state = game.new_initial_state(len(bots))
+    state.count_rules()  # what `Stats` reads, without the trace
     if check and (broken := state.check_invariants()):
         raise tui.invariant_fault(state, broken, "the set-up", 0)
     if not check and all(bot == "random" for bot in bots):
@@ -115,11 +116,19 @@ class Stats:
         rule = self.game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
         self.endings[rule] += 1
         fired: Counter[str] = Counter()
-        for rule_index, kind, payload in state.events:
-            if kind == "trigger":
-                fired[self.game.rules[rule_index].name] += 1
-            elif kind == "choose" and len(payload) > 4 and rule_index >= 0:
-                self.chosen[(self.game.rules[rule_index].name, _option_text(payload))] += 1
+        rules = self.game.rules
+        if state.rule_counts is not None:  # counted as it played (``play_bots``)
+            for (rule_index, *option), times in state.rule_counts.items():
+                if not option:
+                    fired[rules[rule_index].name] += times
+                elif rule_index >= 0:
+                    self.chosen[(rules[rule_index].name, _option_text((None, *option)))] += times
+        else:
+            for rule_index, kind, payload in state.events:
+                if kind == "trigger":
+                    fired[rules[rule_index].name] += 1
+                elif kind == "choose" and len(payload) > 4 and rule_index >= 0:
+                    self.chosen[(rules[rule_index].name, _option_text(payload))] += 1
         self.triggered.update(fired)
         self.tallies.update(state.tallies)
         self.triggered_games.update(fired.keys())

@@ -506,8 +506,9 @@ def invariant_fault(state: State, names: list[str], after: str, turn: int) -> Ru
 def turn_start(state: State) -> int:
     """The index of the event that started the current turn (0 before the first turn): a
     resumed game shows its trace from there, not from the set-up."""
-    for index in range(len(state.events) - 1, -1, -1):
-        if state.events[index][1] == "turn":
+    events = state.events  # asked once: a lazy trace checks its replay at each ask
+    for index in range(len(events) - 1, -1, -1):
+        if events[index][1] == "turn":
             return index
     return 0
 

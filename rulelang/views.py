@@ -307,7 +307,8 @@ class Views:
     def information_state_string(self, seat: int | None | str) -> str:
         """Everything a seat has seen so far, as canonical text: its view of the trace from the
         start, then its observation now. Two states with the same string are the same to the
-        seat. Needs the trace (a ``clone(tracing=False)`` has none)."""
+        seat. Needs the trace: recorded, or rebuilt by replay (a look-ahead copy or a
+        determinized sample has none: ``trace_mode`` "off")."""
         self.check_viewer(seat)
         label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
         done, lines = self.seen_lines.get(seat, (0, ()))
