@@ -636,12 +636,13 @@ class ExpressionCompiler:
         self.prelude.append(f"{name} = {e.code}")
         return Expr(name, e.kind, e.safe)
 
-    def procedure_function(self, body: list[str], params: str = "st, fr"):
-        """A Python function from generated statement lines."""
+    def procedure_function(self, body: list[str], params: str = "st, fr", filename: str = "<string>"):
+        """A Python function from generated statement lines; ``filename`` names its code (a
+        fault's traceback finds the function's lines by it)."""
         source = f"def _f({params}):\n" + "\n".join("    " + line for line in body) + "\n"
         local: dict[str, Any] = {}
         try:
-            exec(source, self.namespace, local)  # noqa: S102 - source is generated
+            exec(compile(source, filename, "exec"), self.namespace, local)  # noqa: S102 - source is generated
         except (SyntaxError, RecursionError, MemoryError):
             raise TooDeep from None
         return local["_f"]

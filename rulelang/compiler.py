@@ -146,7 +146,11 @@ class Compiler(ExpressionCompiler):
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
         self._hidden: HiddenValues | None = None
+        # The lines of each generated statement function, by its code's file name: the span
+        # and rule of each line (`GameDef.line_tables`), for faults.
+        self.line_tables: dict[str, tuple] = {}
         self._collect()
+        self.has_move_triggers = any(when.event == "move" for _, when in self.triggers)
 
     # ------------------------------------------------------------------ what may be secret
     @property
@@ -392,6 +396,7 @@ class Compiler(ExpressionCompiler):
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
+            line_tables=self.line_tables,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -850,11 +855,20 @@ class Compiler(ExpressionCompiler):
         return code.finish(), trigger
 
 
+# Statements that run no further than the next one: generated as lines of a Python function.
+_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate)
+_PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
+_MAX_INDENT = 40  # deeper blocks are instructions: Python allows 100 levels of indentation
+
+
 class _Code:
     """Emits the instructions of one procedure; knows the enclosing rule and loops.
 
-    Consecutive simple statements of one rule are generated as lines of one Python function,
-    run by a single instruction."""
+    Statements between two suspension points (a decision, a roll, a draw, a shuffle, a call,
+    the end of a turn or game) are generated as lines of one Python function, run by a single
+    instruction, across rules; an `if` or a loop whose blocks hold none is Python's `if`,
+    `while` or `for` inside it. Each line remembers its statement's span and rule
+    (``Compiler.line_tables``), so a fault still names its own line."""
 
     def __init__(self, compiler: Compiler, slots: Slots, name: str, rule: int):
         self.compiler = compiler
@@ -868,21 +882,30 @@ class _Code:
         self.params = 0
         self._span = None
         self._lines: list[str] = []
+        self._places: list[tuple] = []  # (span, rule) of each line
         self._lines_span = None
+        self._lines_rule = rule
+        self._indent = 0
 
     # -- emitting
     def line(self, text: str) -> None:
         if not self._lines:
-            self._lines_span = self._span
-        self._lines.extend(self.compiler.take_prelude())
-        self._lines.append(text)
+            self._lines_span, self._lines_rule = self._span, self.rule
+        pad = "    " * self._indent
+        for part in self.compiler.take_prelude() + [text]:
+            self._lines.append(pad + part)
+            self._places.append((self._span, self.rule))
 
     def flush(self) -> None:
         if self._lines:
-            function = self.compiler.procedure_function(self._lines)
-            self.code.append([m.OP_EXEC, function, None, self.rule])
+            assert self._indent == 0, "an instruction inside a Python block"
+            tables = self.compiler.line_tables
+            filename = f"<rules {len(tables)}>"
+            function = self.compiler.procedure_function(self._lines, filename=filename)
+            tables[filename] = tuple(self._places)
+            self.code.append([m.OP_EXEC, function, None, self._lines_rule])
             self.spans.append(self._lines_span)
-            self._lines = []
+            self._lines, self._places = [], []
 
     def emit(self, op: int, a: Any = None, b: Any = None) -> int:
         self.flush()
@@ -903,6 +926,7 @@ class _Code:
 
     def finish(self) -> m.Procedure:
         self.flush()
+        assert self._indent == 0
         code = []
         for op, a, b, rule in self.code:
             a = a[0] if isinstance(a, list) and op == m.OP_JUMP else a
@@ -921,7 +945,6 @@ class _Code:
     def block(self, body: tuple, scope: Scope) -> None:
         for index, stmt in enumerate(body):
             self._rest = body[index + 1:]
-            self.flush()  # one instruction per statement, so a fault names its own line
             self.compiler.prelude = []
             self._span = stmt.span
             method = getattr(self, "_s_" + type(stmt).__name__, None)
@@ -952,12 +975,65 @@ class _Code:
         pass
 
     def _s_Rule(self, stmt, scope):
-        self.flush()
         outer = self.rule
         self.rule = self.compiler._new_rule(stmt.name, stmt, _doc_of(stmt.body))
         self.block(stmt.body, scope)
-        self.flush()
         self.rule = outer
+
+    # -- Python blocks
+    def fuses(self, body, in_loop: bool) -> bool:
+        """Whether ``body`` can be lines of one Python function: no statement in it suspends
+        (decides, rolls, draws, shuffles, calls, ends the turn or game), nor moves pieces in a
+        game with `when move` rules (a triggered rule runs before the next statement), and each
+        `break` leaves a loop that is Python's (``in_loop``: the loop around ``body`` is)."""
+        for stmt in body:
+            if isinstance(stmt, n.Move) and self.compiler.has_move_triggers:
+                return False
+            if isinstance(stmt, _SIMPLE):
+                continue
+            if isinstance(stmt, n.Break):
+                if not in_loop:
+                    return False
+            elif isinstance(stmt, n.If):
+                if not all(self.fuses(block, in_loop) for _, block in stmt.branches) or \
+                        not self.fuses(stmt.otherwise, in_loop):
+                    return False
+            elif isinstance(stmt, (n.Repeat, n.While, n.ForEach)):
+                if not self.fuses(stmt.body, True):
+                    return False
+            elif isinstance(stmt, n.Rule):
+                if not self.fuses(stmt.body, in_loop):
+                    return False
+            else:
+                return False
+        return True
+
+    def _in_python_loop(self) -> bool:
+        return bool(self.loop_ends) and self.loop_ends[-1] is _PY_LOOP
+
+    def _python_block(self, body, scope) -> None:
+        """``body`` as lines one level in, under the line just written (`if ...:`, `else:`)."""
+        self._indent += 1
+        before = len(self._lines)
+        self.block(body, scope)
+        if len(self._lines) == before:
+            self.line("pass")
+        self._indent -= 1
+
+    def _python_loop(self, stmt, head: str, first: list[str], scope) -> None:
+        """A loop as Python's: ``head`` (`while True:`, `for ...:`), the step count (R502: each
+        time round counts), the ``first`` lines of each time round, then the body."""
+        self.line(head)
+        self._indent += 1
+        self._span = stmt.span
+        self.line("st.loop_budget -= 1")
+        self.line("if st.loop_budget < 0: st._endless()")
+        for text in first:
+            self.line(text)
+        self.loop_ends.append(_PY_LOOP)
+        self.block(stmt.body, scope)
+        self.loop_ends.pop()
+        self._indent -= 1
 
     def _s_Roll(self, stmt, scope):
         dice = self.code_of(stmt.dice, scope)
@@ -1012,6 +1088,8 @@ class _Code:
         moved = self.compiler.fresh("m")
         self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
         self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
+        if self.compiler.has_move_triggers:
+            self.flush()  # the rules it sets off run before the next statement
 
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:
@@ -1154,6 +1232,9 @@ class _Code:
             self.error("E301", "`break` outside a loop", stmt,
                        help="`break` leaves the innermost `repeat`, `while` or `for each`")
             return
+        if self._in_python_loop():
+            self.line("break")
+            return
         self.emit(m.OP_JUMP, self.loop_ends[-1])
 
     def _s_EndTurn(self, stmt, scope):
@@ -1245,6 +1326,9 @@ class _Code:
         self.error("E301", f"`{words} ...` belongs in the `winner` section", stmt)
 
     def _s_If(self, stmt, scope):
+        if self._indent < _MAX_INDENT and self.fuses([stmt], self._in_python_loop()):
+            self._python_if(stmt, scope)
+            return
         end = self.label()
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
@@ -1257,6 +1341,34 @@ class _Code:
         if stmt.otherwise:
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
+
+    def _python_if(self, stmt, scope):
+        """`if`/`elif`/`else` as Python's; an `elif` whose condition needs lines of its own
+        first is `else:` then `if` inside it."""
+        nested = 0
+        for position, (cond_node, body) in enumerate(stmt.branches):
+            self._span = cond_node.span
+            self.compiler.prelude = []
+            try:
+                cond = self.compiler.truth_code(cond_node, scope, self.slots)
+            except CompileError:  # reported; read as false, so that the blocks still compile
+                self.compiler.prelude, cond = [], "False"
+            if position == 0:
+                self.line(f"if {cond}:")
+            elif self.compiler.prelude:
+                first = self.compiler.take_prelude()
+                self.line("else:")
+                self._indent += 1
+                nested += 1
+                self.compiler.prelude = first
+                self.line(f"if {cond}:")
+            else:
+                self.line(f"elif {cond}:")
+            self._python_block(body, Scope(scope))
+        if stmt.otherwise:
+            self.line("else:")
+            self._python_block(stmt.otherwise, Scope(scope))
+        self._indent -= nested
 
     def _condition(self, node, scope):
         """A condition among others (`elif`, a branch's `if`): one in error is reported and read
@@ -1277,16 +1389,34 @@ class _Code:
         self.emit(m.OP_JUMP, top)
         self.place(end)
 
+    def _python(self, stmt) -> bool:
+        return self._indent < _MAX_INDENT and self.fuses([stmt], self._in_python_loop())
+
     def _s_Repeat(self, stmt, scope):
+        if self._python(stmt):
+            self._python_loop(stmt, "while True:", [], Scope(scope))
+            return
         self._loop(stmt.body, scope)
 
     def _s_While(self, stmt, scope):
+        if self._python(stmt):
+            self.compiler.prelude = []
+            cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
+            first = self.compiler.take_prelude()
+            self._python_loop(stmt, "while True:", first + [f"if not {cond}: break"], Scope(scope))
+            return
         self._loop(stmt.body, scope, self.truth(stmt.cond, scope))
 
     def _s_ForEach(self, stmt, scope):
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
         pending = self.slots.new("(for items)")
         var = self.slots.new(stmt.var)
+        if self._python(stmt):
+            inner = Scope(scope)
+            inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
+            # the items are copied once, as the loop starts
+            self._python_loop(stmt, f"for fr[{var}] in list(_items(st, {items})):", [], Scope(inner))
+            return
         # The items, copied once, and the place of the next: a new pair each time, never a changed
         # one, since clones share it.
         self.line(f"fr[{pending}] = (list(_items(st, {items})), 0)")

@@ -268,6 +268,9 @@ class GameDef:
     # `counters` and the key's position (-1 for a counter without keys).
     counter_places: tuple[tuple[int, int], ...] = ()
     span: Span | None = None  # the `game` header: where a fault of the whole game (R504) points
+    # The generated statement functions' lines, by their code's file name: (span, rule index)
+    # of each line from the function's first (the source's second): see `Machine._fused_place`.
+    line_tables: dict[str, tuple] = attrs.field(factory=dict, repr=False)
 
     def option(self, name: str) -> Any:
         for option in self.options:
