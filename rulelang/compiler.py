@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 import types
 from typing import Any
 
@@ -886,6 +887,7 @@ class _Code:
         self._lines_span = None
         self._lines_rule = rule
         self._indent = 0
+        self._targets: list[list | int] = []  # the places statement functions return to
 
     # -- emitting
     def line(self, text: str) -> None:
@@ -897,15 +899,29 @@ class _Code:
             self._places.append((self._span, self.rule))
 
     def flush(self) -> None:
+        """End the statement function being written: an instruction, made into a Python
+        function by ``finish`` (once every place it may jump to is known)."""
         if self._lines:
             assert self._indent == 0, "an instruction inside a Python block"
-            tables = self.compiler.line_tables
-            filename = f"<rules {len(tables)}>"
-            function = self.compiler.procedure_function(self._lines, filename=filename)
-            tables[filename] = tuple(self._places)
-            self.code.append([m.OP_EXEC, function, None, self._lines_rule])
+            self.code.append([m.OP_EXEC, (self._lines, self._places), None, self._lines_rule])
             self.spans.append(self._lines_span)
             self._lines, self._places = [], []
+
+    def target(self, label: list | int) -> str:
+        """Source of a jump target in a statement function (which returns it): replaced by the
+        instruction's index in ``finish``."""
+        self._targets.append(label)
+        return f"@{len(self._targets) - 1}@"
+
+    def jump(self, label: list | int) -> None:
+        """Go on at ``label``: the statement function being written returns there, or, with
+        none, a jump instruction."""
+        if not self._lines:
+            self.emit(m.OP_JUMP, label)
+            return
+        self.line(f"return {self.target(label)}")
+        if self._indent == 0:
+            self.flush()
 
     def emit(self, op: int, a: Any = None, b: Any = None) -> int:
         self.flush()
@@ -929,6 +945,8 @@ class _Code:
         assert self._indent == 0
         code = []
         for op, a, b, rule in self.code:
+            if op == m.OP_EXEC and isinstance(a, tuple):
+                a = self._statement_function(*a)
             a = a[0] if isinstance(a, list) and op == m.OP_JUMP else a
             b = b[0] if isinstance(b, list) else b
             if op == m.OP_CHOOSE and isinstance(a, dict):
@@ -940,6 +958,20 @@ class _Code:
         code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
                            tuple(self.slots.names), self.params)
+
+    def _statement_function(self, lines: list[str], places: list[tuple]):
+        """The Python function of a statement function's lines; its code's file name keys the
+        span and rule of each line in ``Compiler.line_tables``."""
+        def place(match):
+            label = self._targets[int(match.group(1))]
+            return str(_final_target(self.code, label[0] if isinstance(label, list) else label))
+
+        lines = [re.sub(r"@(\d+)@", place, text) if "@" in text else text for text in lines]
+        tables = self.compiler.line_tables
+        filename = f"<rules {len(tables)}>"
+        function = self.compiler.procedure_function(lines, filename=filename)
+        tables[filename] = tuple(places)
+        return function
 
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
@@ -981,28 +1013,25 @@ class _Code:
         self.rule = outer
 
     # -- Python blocks
-    def fuses(self, body, in_loop: bool) -> bool:
+    def fuses(self, body) -> bool:
         """Whether ``body`` can be lines of one Python function: no statement in it suspends
         (decides, rolls, draws, shuffles, calls, ends the turn or game), nor moves pieces in a
-        game with `when move` rules (a triggered rule runs before the next statement), and each
-        `break` leaves a loop that is Python's (``in_loop``: the loop around ``body`` is)."""
+        game with `when move` rules (a triggered rule runs before the next statement)."""
         for stmt in body:
             if isinstance(stmt, n.Move) and self.compiler.has_move_triggers:
                 return False
             if isinstance(stmt, _SIMPLE):
                 continue
             if isinstance(stmt, n.Break):
-                if not in_loop:
-                    return False
-            elif isinstance(stmt, n.If):
-                if not all(self.fuses(block, in_loop) for _, block in stmt.branches) or \
-                        not self.fuses(stmt.otherwise, in_loop):
+                continue  # Python's `break`, or a return to the end of the loop around
+            if isinstance(stmt, n.If):
+                if not all(self.fuses(block) for _, block in stmt.branches) or not self.fuses(stmt.otherwise):
                     return False
             elif isinstance(stmt, (n.Repeat, n.While, n.ForEach)):
-                if not self.fuses(stmt.body, True):
+                if not self.fuses(stmt.body):
                     return False
             elif isinstance(stmt, n.Rule):
-                if not self.fuses(stmt.body, in_loop):
+                if not self.fuses(stmt.body):
                     return False
             else:
                 return False
@@ -1235,7 +1264,7 @@ class _Code:
         if self._in_python_loop():
             self.line("break")
             return
-        self.emit(m.OP_JUMP, self.loop_ends[-1])
+        self.jump(self.loop_ends[-1])
 
     def _s_EndTurn(self, stmt, scope):
         if self.section in ("setup", "round"):
@@ -1326,17 +1355,16 @@ class _Code:
         self.error("E301", f"`{words} ...` belongs in the `winner` section", stmt)
 
     def _s_If(self, stmt, scope):
-        if self._indent < _MAX_INDENT and self.fuses([stmt], self._in_python_loop()):
+        if self._python(stmt):
             self._python_if(stmt, scope)
             return
         end = self.label()
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
-            cond = self._condition(cond_node, scope)
             next_branch = self.label()
-            self.emit(m.OP_JUMP_IF_NOT, cond, next_branch)
+            self.line(f"if not {self._condition_code(cond_node, scope)}: return {self.target(next_branch)}")
             self.block(body, Scope(scope))
-            self.emit(m.OP_JUMP, end)
+            self.jump(end)
             self.place(next_branch)
         if stmt.otherwise:
             self.block(stmt.otherwise, Scope(scope))
@@ -1370,6 +1398,16 @@ class _Code:
             self._python_block(stmt.otherwise, Scope(scope))
         self._indent -= nested
 
+    def _condition_code(self, node, scope) -> str:
+        """The source of a condition, its lines first in the prelude; one in error is reported
+        and read as false, as in ``_condition``."""
+        self.compiler.prelude = []
+        try:
+            return self.compiler.truth_code(node, scope, self.slots)
+        except CompileError:
+            self.compiler.prelude = []
+            return "False"
+
     def _condition(self, node, scope):
         """A condition among others (`elif`, a branch's `if`): one in error is reported and read
         as false, so that the others and the blocks still compile and their jumps are placed."""
@@ -1378,19 +1416,22 @@ class _Code:
         except CompileError:
             return self.compiler.function("False")
 
-    def _loop(self, body, scope, cond=None) -> None:
+    def _loop(self, body, scope, first=None) -> None:
+        """A loop of instructions; each time round starts with the lines ``first(end)`` gives
+        (``end``: the source of the loop's end, to return to), and its last statement function
+        returns to the top."""
         top = self.here()
         end = self.label()
-        if cond is not None:
-            self.emit(m.OP_JUMP_IF_NOT, cond, end)
+        for text in first(self.target(end)) if first is not None else ():
+            self.line(text)
         self.loop_ends.append(end)
         self.block(body, Scope(scope))
         self.loop_ends.pop()
-        self.emit(m.OP_JUMP, top)
+        self.jump(top)
         self.place(end)
 
     def _python(self, stmt) -> bool:
-        return self._indent < _MAX_INDENT and self.fuses([stmt], self._in_python_loop())
+        return self._indent < _MAX_INDENT and self.fuses([stmt])
 
     def _s_Repeat(self, stmt, scope):
         if self._python(stmt):
@@ -1405,7 +1446,10 @@ class _Code:
             first = self.compiler.take_prelude()
             self._python_loop(stmt, "while True:", first + [f"if not {cond}: break"], Scope(scope))
             return
-        self._loop(stmt.body, scope, self.truth(stmt.cond, scope))
+        self.compiler.prelude = []
+        cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
+        first = self.compiler.take_prelude()
+        self._loop(stmt.body, scope, lambda end: first + [f"if not {cond}: return {end}"])
 
     def _s_ForEach(self, stmt, scope):
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
@@ -1420,16 +1464,14 @@ class _Code:
         # The items, copied once, and the place of the next: a new pair each time, never a changed
         # one, since clones share it.
         self.line(f"fr[{pending}] = (list(_items(st, {items})), 0)")
-        step = self.compiler.procedure_function([
-            f"_l, _i = fr[{pending}]",
-            "if _i >= len(_l): return False",
-            f"fr[{var}] = _l[_i]",
-            f"fr[{pending}] = (_l, _i + 1)",
-            "return True",
-        ])
         inner = Scope(scope)
         inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
-        self._loop(stmt.body, inner, step)
+        self._loop(stmt.body, inner, lambda end: [
+            f"_l, _i = fr[{pending}]",
+            f"if _i >= len(_l): return {end}",
+            f"fr[{var}] = _l[_i]",
+            f"fr[{pending}] = (_l, _i + 1)",
+        ])
 
     def _chooser(self, node, scope):
         if node is None:
@@ -1621,7 +1663,7 @@ class _Code:
             self.place(target)
             self._span = branch.span
             self.block(branch.body, Scope(scope))
-            self.emit(m.OP_JUMP, end)
+            self.jump(end)
         self.place(end)
         self.code[index][1] = (branches, chooser, stmt.prompt or "choose")
 
@@ -1712,15 +1754,21 @@ def _jsoner(element: str):
     return lambda st, v: v
 
 
+def _final_target(code: list, target: int) -> int:
+    """Where a jump to ``target`` ends, past jumps to jumps."""
+    seen = set()
+    while target < len(code) and code[target][0] == m.OP_JUMP and target not in seen:
+        seen.add(target)
+        target = code[target][1]
+        target = target[0] if isinstance(target, list) else target
+    return target
+
+
 def _thread_jumps(code: list[tuple]) -> list[tuple]:
     """Point every jump straight at its final target, past jumps to jumps."""
 
     def final(target: int) -> int:
-        seen = set()
-        while target < len(code) and code[target][0] == m.OP_JUMP and target not in seen:
-            seen.add(target)
-            target = code[target][1]
-        return target
+        return _final_target(code, target)
 
     threaded = []
     for op, a, b, rule in code:

@@ -210,9 +210,9 @@ class Machine:
                     raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {limit} steps: "
                                                         "an endless loop"))
                 op, a, b, rule = code[pc]
-                if op == 0:  # OP_EXEC
-                    a(self, slots)
-                    pc += 1
+                if op == 0:  # OP_EXEC: statements, which may end by returning where to go on
+                    target = a(self, slots)
+                    pc = pc + 1 if target is None else target
                 elif op == 2:  # OP_JUMP_IF_NOT
                     pc = pc + 1 if a(self, slots) else b
                 elif op == 1:  # OP_JUMP
