@@ -1,0 +1,91 @@
+"""Statements between two suspension points run as one generated Python function, with `if`
+and loops inside it (compiler.py, `_Code`): a fault still names its own line and rule, an
+endless loop is still R502, and a rule set off by a move still runs before the next statement."""
+
+from __future__ import annotations
+
+import pytest
+
+import rulelang
+from rulelang import RuntimeFault
+
+HEAD = 'game "Lines":\n    players 1 to 2\nzone pool: shared pile, public\nzone box: shared pile, public\n' \
+       "counter c: shared = 0\npiece chip:\n    count 3\nsetup:\n    rule make: create chip in pool\n"
+TAIL = "winner:\n    rule w: most c\n"
+
+
+def _fault(tmp_path, turn: str) -> RuntimeFault:
+    rules = tmp_path / "lines.rules"
+    rules.write_text(HEAD + turn + TAIL)
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(rules).new_initial_state(1)
+    return caught.value
+
+
+def _line(fault: RuntimeFault) -> int:
+    return fault.diagnostic.span.line
+
+
+def test_a_fault_in_an_if_names_its_line_and_rule(tmp_path):
+    fault = _fault(tmp_path, "turn:\n    rule first:\n        c = 1\n        if c == 1:\n            c = 2\n"
+                   "    rule second:\n        if c == 2:\n            c = 3\n        else:\n            c = 4\n"
+                   "        c = c / 0\n")
+    assert fault.diagnostic.code == "R503" and _line(fault) == 20
+    assert "(in rule `second`, " in fault.diagnostic.message
+
+
+def test_a_fault_in_a_condition_names_the_condition(tmp_path):
+    fault = _fault(tmp_path, "turn:\n    rule first:\n        c = 1\n    rule second:\n        if c == 2:\n"
+                   "            c = 3\n        elif c / 0 == 1:\n            c = 4\n")
+    assert _line(fault) == 16 and "(in rule `second`, " in fault.diagnostic.message
+
+
+def test_a_fault_in_a_loop_names_its_line(tmp_path):
+    fault = _fault(tmp_path, "turn:\n    rule count_them:\n        for each p in pool:\n            c = c + 1\n"
+                   "            while c > 2:\n                c = c - 1\n                c = c / (c - 2)\n")
+    assert _line(fault) == 16 and "(in rule `count_them`, " in fault.diagnostic.message
+
+
+def test_an_endless_loop_inside_a_loop_is_stopped(tmp_path):
+    fault = _fault(tmp_path, "turn:\n    rule spin:\n        for each p in pool:\n            while c >= 0:\n"
+                   "                c = c + 1\n")
+    assert fault.diagnostic.code == "R502" and "(in rule `spin`, " in fault.diagnostic.message
+    assert _line(fault) == 13  # the loop that goes round
+
+
+def test_the_instructions_are_fewer():
+    """Pickomino's `fail_turn` is one statement function and `end turn`; its `if`s are Python's."""
+    game = rulelang.load("games/pickomino.rules")
+    fail_turn = next(p for p in game.procedures if p.name == "fail_turn")
+    assert [op for op, *_ in fail_turn.code][:2] == [0, 8]
+
+
+TRIGGERED = """game "Triggered":
+    players 1 to 1
+zone pool: shared pile, public
+zone box: shared pile, public
+counter c: shared = 0
+counter seen: shared = 0
+piece chip:
+    count 2
+setup:
+    rule make: create chip in pool
+turn:
+    rule fill:
+        for each p in pool:
+            move p to box
+            seen = seen * 10 + c
+        end game
+rule mark:
+    when move to box:
+        c = c + 1
+winner:
+    rule w: most c
+"""
+
+
+def test_a_triggered_rule_runs_before_the_next_statement(tmp_path):
+    rules = tmp_path / "triggered.rules"
+    rules.write_text(TRIGGERED)
+    state = rulelang.load(rules).new_initial_state(1)
+    assert state.is_terminal() and state.counters[1] == 12
