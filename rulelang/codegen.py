@@ -183,6 +183,24 @@ def _extreme_piece(best, st, pieces):
     return pieces[keys.index(max(keys) if best else min(keys))]
 
 
+def _extreme_sorted(best, st, pieces):
+    """``_extreme_piece`` of pieces in the order of their numbers (a zone sorted by `number`, or
+    some of its pieces in its order): the highest is the first of those at the end with the last
+    one's number, the lowest the first piece."""
+    if not pieces:
+        return None
+    numbers = st.dynamic[2]
+    if not best:
+        return pieces[0] if numbers[pieces[0]] is not None else _extreme_piece(best, st, pieces)
+    k = len(pieces) - 1
+    last = numbers[pieces[k]]
+    if last is None:
+        return _extreme_piece(best, st, pieces)
+    while k and numbers[pieces[k - 1]] == last:
+        k -= 1
+    return pieces[k]
+
+
 def _top(items):
     return items[-1] if items else None
 
@@ -745,6 +763,17 @@ class ExpressionCompiler:
         items = self.as_list(self.code(options.args[0], scope, slots))
         column = self.attribute_code(attribute, "")[:-2]  # the column, without its `[piece]`
         return f"_subsets(st, {items}, {column})"
+
+    def _sorted_by_number(self, node: n.Node, scope: Scope) -> bool:
+        """Whether ``node`` gives pieces in the order of their numbers: a zone sorted by
+        `number` (a shared one, or the player's), or a `where` of one (which keeps its order)."""
+        if isinstance(node, n.Filter):
+            return self._sorted_by_number(node.source, scope)
+        if isinstance(node, n.Of) and isinstance(node.right, n.Name) and node.right.id == "player" and \
+                scope.lookup("player") is None:
+            node = node.left
+        return isinstance(node, n.Name) and scope.lookup(node.id) is None and node.id in self.zones and \
+            self.zones[node.id].sort_key == "number"
 
     def attribute_code(self, name: str, piece: str) -> str:
         if name in DYNAMIC:
@@ -1393,6 +1422,8 @@ class ExpressionCompiler:
                 return Expr(f"_total({values})", "int", True)
             return Expr(f"_extreme({name}, {values})", "int")
         if len(args) == 1 and element == "piece" and name in ("highest", "lowest"):
+            if self._sorted_by_number(args[0], scope):  # no need to look at them all
+                return Expr(f"_extreme_sorted({name == 'highest'}, st, {items})", element)
             return Expr(f"_extreme_piece({name == 'highest'}, st, _items(st, {items}))", element)
         if name == "count":
             if len(args) == 1:

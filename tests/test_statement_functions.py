@@ -89,3 +89,16 @@ def test_a_triggered_rule_runs_before_the_next_statement(tmp_path):
     rules.write_text(TRIGGERED)
     state = rulelang.load(rules).new_initial_state(1)
     assert state.is_terminal() and state.counters[1] == 12
+
+
+@pytest.mark.parametrize("numbers", [[], [3], [1, 2, 2, 5, 5, 5], [4, 4], [None], [1, 1, 2]])
+def test_the_highest_of_a_sorted_zone_is_found_from_its_end(numbers):
+    """`highest(ZONE)` of a zone sorted by `number` looks at its last pieces only, and picks
+    what looking at every piece picks (the first on ties)."""
+    from types import SimpleNamespace
+
+    from rulelang.codegen import _extreme_piece, _extreme_sorted
+    st = SimpleNamespace(dynamic=[[None] * len(numbers), [None] * len(numbers), numbers])
+    pieces = list(range(len(numbers)))
+    for best in (True, False):
+        assert _extreme_sorted(best, st, pieces) == _extreme_piece(best, st, pieces)
