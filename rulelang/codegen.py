@@ -201,6 +201,12 @@ def _extreme_sorted(best, st, pieces):
     return pieces[k]
 
 
+def _keep(cell: list, value):
+    """A define's value, kept for the rest of a statement function (``cell[0]``)."""
+    cell[0] = value
+    return value
+
+
 def _top(items):
     return items[-1] if items else None
 
@@ -302,6 +308,7 @@ def _take(items, count, from_end: bool) -> list:
     return list(items[-count:] if from_end else items[:count])
 
 
+UNSET = object()  # a define's value not worked out yet in this statement function
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
@@ -607,6 +614,12 @@ class ExpressionCompiler:
         self.prelude: list[str] = []
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
+        self.namespace["_U"] = UNSET
+        # While compiling statements that become lines of a statement function: each use of a
+        # define without parameters, (name, code), stood for by `@DN@` (see `_Code`), so that
+        # one used more than once there is worked out once. None elsewhere.
+        self.define_uses: list[tuple[str, str]] | None = None
+        self.define_codes: list[tuple[str, str]] = []  # what `define_uses` is while it is on
         self._define_sizes: dict[str, tuple[int, list[int]]] = {}
         self._suggestions_left = 100
         self._columns_compiling: list[str] = []
@@ -835,7 +848,18 @@ class ExpressionCompiler:
             kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "str"
             return Expr(self.constant(value), kind, True)
         if name in self.defines:
-            return self._expand_define(self.defines[name], (), node, scope, slots)
+            if self.define_uses is None:
+                return self._expand_define(self.defines[name], (), node, scope, slots)
+            # its whole value is kept (see `_Code._kept_defines`): worked out once where a
+            # filter around it goes through items, not part by part
+            outer, self.bound = self.bound, []
+            try:
+                e = self._expand_define(self.defines[name], (), node, scope, slots)
+            finally:
+                self.bound = outer
+            self.define_uses.append((name, e.code))
+            e = Expr(f"@D{len(self.define_uses) - 1}@", e.kind, e.safe)
+            return self._hoist(e) if self.bound and e.kind in ("values", "pieces", "players", "int", "zones") else e
         if name in self.zones:
             zone = self.zone_defs[name]
             if zone.per_piece:
@@ -1023,12 +1047,13 @@ class ExpressionCompiler:
         for name, value in plain.items():
             if name not in scope.names:
                 scope.names[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
-        saved, self.bound, self.prelude = (self.bound, self.prelude), [], []
+        saved, self.bound, self.prelude = (self.bound, self.prelude, self.define_uses), [], []
+        self.define_uses = None  # a function of its own: nothing kept from the statement's
         try:
             e = self.code(cell, scope, Slots())
             body = self.take_prelude() + [f"return {e.code}"]
         finally:
-            self.bound, self.prelude = saved
+            self.bound, self.prelude, self.define_uses = saved
         return self.procedure_function(body, "st, fr, _a")
 
     def _x_Attribute(self, node, scope, slots):

@@ -858,6 +858,9 @@ class Compiler(ExpressionCompiler):
 
 # Statements that run no further than the next one: generated as lines of a Python function.
 _SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate)
+# Statements whose expressions all become lines (or Python blocks of lines): a define's value
+# is kept for the rest of a statement function from them (`define_uses`).
+_LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
 _PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
 _MAX_INDENT = 40  # deeper blocks are instructions: Python allows 100 levels of indentation
 
@@ -967,11 +970,48 @@ class _Code:
             return str(_final_target(self.code, label[0] if isinstance(label, list) else label))
 
         lines = [re.sub(r"@(\d+)@", place, text) if "@" in text else text for text in lines]
+        lines, places = self._kept_defines(lines, places)
         tables = self.compiler.line_tables
         filename = f"<rules {len(tables)}>"
         function = self.compiler.procedure_function(lines, filename=filename)
         tables[filename] = tuple(places)
         return function
+
+    def _kept_defines(self, lines: list[str], places: list[tuple]) -> tuple[list[str], list[tuple]]:
+        """Each use of a define without parameters (`@DN@`): its code, or, for a define used
+        more than once in these lines, its value kept in a cell from the first use worked out
+        to the next change of the game (`@R@`, after a move, `create`, a counter set or
+        `eliminate`), since nothing else changes what a define reads."""
+        codes = self.compiler.define_codes
+        uses: list[str] = []
+
+        def collect(text: str) -> None:
+            for k in re.findall(r"@D(\d+)@", text):
+                uses.append(codes[int(k)][0])
+                collect(codes[int(k)][1])
+
+        for text in lines:
+            if "@D" in text:
+                collect(text)
+        counted = collections.Counter(uses)
+        cells = {name: f"_cd{i}" for i, name in enumerate(sorted(k for k, v in counted.items() if v > 1))}
+
+        def resolve(text: str) -> str:
+            def one(match):
+                name, code = codes[int(match.group(1))]
+                code = resolve(code)
+                cell = cells.get(name)
+                return code if cell is None else f"({cell}[0] if {cell}[0] is not _U else _keep({cell}, {code}))"
+            return re.sub(r"@D(\d+)@", one, text) if "@D" in text else text
+
+        forget = " = ".join(f"{cell}[0]" for cell in cells.values()) + " = _U" if cells else "pass"
+        lines = [resolve(text).replace("@R@", forget) for text in lines]
+        start = [f"{cell} = [_U]" for cell in cells.values()]
+        return start + lines, [places[0]] * len(start) + list(places)
+
+    def changed(self) -> None:
+        """The game changed here: a define's value kept so far is worked out again."""
+        self.line("@R@")
 
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
@@ -983,6 +1023,8 @@ class _Code:
             if method is None:
                 self.compiler.error("E301", f"{_describe_stmt(stmt)} cannot stand here", stmt)
                 continue
+            outer = self.compiler.define_uses
+            self.compiler.define_uses = self.compiler.define_codes if isinstance(stmt, _LINES) else None
             try:
                 method(stmt, scope)
             except CompileError:
@@ -990,6 +1032,8 @@ class _Code:
             except (TooDeep, RecursionError):
                 self.error("E304", "an expression is nested too deeply to compile", stmt,
                            help="split it with `define` or `let`")
+            finally:
+                self.compiler.define_uses = outer
 
     def code_of(self, node, scope):
         return self.compiler.code(node, scope, self.slots)
@@ -1117,6 +1161,7 @@ class _Code:
         moved = self.compiler.fresh("m")
         self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
         self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
+        self.changed()
         if self.compiler.has_move_triggers:
             self.flush()  # the rules it sets off run before the next statement
 
@@ -1154,6 +1199,7 @@ class _Code:
             self.error("E201", f"`create ... in` needs a zone, not {a_kind(into.kind)}", stmt.into)
             raise CompileError
         self.line(f"st.create({kind_index}, {count}, {into.code}, {self.rule})")
+        self.changed()
 
     def _s_Let(self, stmt, scope):
         value = self.code_of(stmt.value, scope)
@@ -1236,6 +1282,7 @@ class _Code:
         if is_seat:
             self.compiler.seat_counters.add(target.name)
         self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
+        self.changed()
 
     def _same_kind(self, name, held, given, node):
         """A variable that holds a collection keeps holding one, and one that holds a single value
@@ -1345,6 +1392,7 @@ class _Code:
                        help="name players, such as `eliminate player` or `eliminate players where ...`")
             raise CompileError
         self.line(f"st.eliminate({who.code}, {self.rule})")
+        self.changed()
 
     def _s_GameEnds(self, stmt, scope):
         self.error("E301", "`game ends when ...` belongs in the `end` section", stmt,

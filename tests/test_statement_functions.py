@@ -102,3 +102,46 @@ def test_the_highest_of_a_sorted_zone_is_found_from_its_end(numbers):
     pieces = list(range(len(numbers)))
     for best in (True, False):
         assert _extreme_sorted(best, st, pieces) == _extreme_piece(best, st, pieces)
+
+
+KEPT = """game "Kept":
+    players 1 to 1
+zone pool: shared pile, public
+zone box: shared pile, public
+counter a: shared = 0
+counter b: shared = 0
+counter c: shared = 0
+piece chip:
+    count 3
+define boxed = count(box)
+setup:
+    rule make: create chip in pool
+turn:
+    rule fill:
+        a = boxed * 10 + boxed
+        move first(pool) to box
+        b = boxed
+        for each p in pool:
+            move p to box
+            c = c * 10 + boxed
+        end game
+winner:
+    rule w: most a
+"""
+
+
+def test_a_define_used_twice_is_worked_out_again_after_a_change(tmp_path):
+    """A define kept for the rest of a statement function is worked out again after each
+    move or counter set: `boxed` reads 0 twice, then 1, then 2 and 3."""
+    rules = tmp_path / "kept.rules"
+    rules.write_text(KEPT)
+    state = rulelang.load(rules).new_initial_state(1)
+    assert state.counters[:3] == [0, 1, 23]
+
+
+def test_a_fault_in_a_kept_define_names_its_first_use(tmp_path):
+    rules = tmp_path / "kept.rules"
+    rules.write_text(KEPT.replace("define boxed = count(box)", "define boxed = 1 / count(box)"))
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(rules).new_initial_state(1)
+    assert caught.value.diagnostic.span.line == 15 and "(in rule `fill`, " in caught.value.diagnostic.message
