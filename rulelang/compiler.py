@@ -862,7 +862,8 @@ _SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminat
 # is kept for the rest of a statement function from them (`define_uses`).
 _LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
 _PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
-_MAX_INDENT = 40  # deeper blocks are instructions: Python allows 100 levels of indentation
+# Deeper blocks stay instructions: Python allows 100 levels of indentation and 20 loops.
+_MAX_DEPTH, _MAX_LOOPS = 40, 12
 
 
 class _Code:
@@ -1479,7 +1480,11 @@ class _Code:
         self.place(end)
 
     def _python(self, stmt) -> bool:
-        return self._indent < _MAX_INDENT and self.fuses([stmt])
+        """Whether ``stmt`` is a Python block: always inside one (its outermost statement was
+        found to fuse, with all it holds); otherwise when it fuses and is not too deep."""
+        if self._indent:
+            return True
+        return self.fuses([stmt]) and all(depth < limit for depth, limit in zip(_depth(stmt), (_MAX_DEPTH, _MAX_LOOPS)))
 
     def _s_Repeat(self, stmt, scope):
         if self._python(stmt):
@@ -1746,6 +1751,20 @@ def _assigned_in(body, name: str) -> bool:
     return any(isinstance(node, n.Assign) and node.op == "=" and node.target.name == name and
                node.target.owner is None and not (isinstance(node.value, n.Literal) and node.value.value is None)
                for node in walk(tuple(body)))
+
+
+def _depth(stmt) -> tuple[int, int]:
+    """How deep the Python blocks of ``stmt`` would nest: in all (an `elif` may nest one more),
+    and in loops."""
+    if isinstance(stmt, n.If):
+        blocks = [body for _, body in stmt.branches] + [stmt.otherwise]
+        inner = [_depth(s) for body in blocks for s in body] or [(0, 0)]
+        return len(stmt.branches) + max(d for d, _ in inner), max(loops for _, loops in inner)
+    if isinstance(stmt, (n.Repeat, n.While, n.ForEach, n.Rule)):
+        inner = [_depth(s) for s in stmt.body] or [(0, 0)]
+        loop = not isinstance(stmt, n.Rule)
+        return loop + max(d for d, _ in inner), loop + max(loops for _, loops in inner)
+    return 0, 0
 
 
 def _describe_stmt(stmt) -> str:

@@ -145,3 +145,13 @@ def test_a_fault_in_a_kept_define_names_its_first_use(tmp_path):
     with pytest.raises(RuntimeFault) as caught:
         rulelang.load(rules).new_initial_state(1)
     assert caught.value.diagnostic.span.line == 15 and "(in rule `fill`, " in caught.value.diagnostic.message
+
+
+def test_deep_blocks_compile(tmp_path):
+    """Blocks deeper than Python allows stay instructions, inside and around Python blocks."""
+    ifs = "".join("    " * (2 + k) + "if c >= 0:\n" for k in range(45)) + "    " * 47 + "c = c + 1\n"
+    loops = "".join("    " * (2 + k) + "for each p in [1]:\n" for k in range(25)) + "    " * 27 + "c = c + 1\n"
+    rules = tmp_path / "deep.rules"
+    rules.write_text(HEAD + "turn:\n    rule deep:\n" + ifs + loops + "        end game\n" + TAIL)
+    state = rulelang.load(rules).new_initial_state(1)
+    assert state.is_terminal() and state.counters[0] == 2
