@@ -76,6 +76,12 @@ class KindDef:
     span: Span | None = attrs.field(default=None, eq=False)
     limit: int | None = None  # `limit N per player`
     name_columns: tuple[int, ...] = ()  # the `one for each` attributes that name a piece
+    # the `number` each face shows (its label when a number, else none), worked out once
+    face_numbers: tuple[Any, ...] = attrs.field(init=False, eq=False, repr=False)
+
+    @face_numbers.default
+    def _face_numbers(self) -> tuple[Any, ...]:
+        return tuple(label if label.__class__ is int else None for label in self.face_labels)
 
     @property
     def is_die(self) -> bool:
