@@ -1411,7 +1411,7 @@ class _Code:
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
             next_branch = self.label()
-            self.line(f"if not {self._condition_code(cond_node, scope)}: return {self.target(next_branch)}")
+            self.line(f"if not ({self._condition_code(cond_node, scope)}): return {self.target(next_branch)}")
             self.block(body, Scope(scope))
             self.jump(end)
             self.place(next_branch)
@@ -1497,12 +1497,12 @@ class _Code:
             self.compiler.prelude = []
             cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
             first = self.compiler.take_prelude()
-            self._python_loop(stmt, "while True:", first + [f"if not {cond}: break"], Scope(scope))
+            self._python_loop(stmt, "while True:", first + [f"if not ({cond}): break"], Scope(scope))
             return
         self.compiler.prelude = []
         cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
         first = self.compiler.take_prelude()
-        self._loop(stmt.body, scope, lambda end: first + [f"if not {cond}: return {end}"])
+        self._loop(stmt.body, scope, lambda end: first + [f"if not ({cond}): return {end}"])
 
     def _s_ForEach(self, stmt, scope):
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
