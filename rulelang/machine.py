@@ -146,7 +146,7 @@ class Machine:
         while frame is not None:
             table = tables.get(frame.f_code.co_filename)
             if table is not None:
-                return table[frame.f_lineno - 2]
+                return _line_place(table, frame.f_lineno)
             frame = frame.f_back
         return None
 
@@ -157,7 +157,7 @@ class Machine:
         while traceback is not None:
             table = tables.get(traceback.tb_frame.f_code.co_filename)
             if table is not None:
-                place = table[traceback.tb_lineno - 2]
+                place = _line_place(table, traceback.tb_lineno) or place
             traceback = traceback.tb_next
         return place
 
@@ -443,3 +443,8 @@ class Machine:
         """Names of declared invariants that do not hold now."""
         return [self.game.rules[c.rule].name for c in self.game.invariants
                 if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
+
+
+def _line_place(table: tuple, line: int | None) -> tuple | None:
+    """The (span, rule) of a statement function's source line (its first is the `def`)."""
+    return table[line - 2] if line is not None and 2 <= line < len(table) + 2 else None
