@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import knowledge
 from .diagnostics import Diagnostic, RuntimeFault
-from .engine_values import PieceTable, _code_of, _face_numbers, _hashable, _named, describe_error
+from .engine_values import PieceTable, _code_of, _hashable, _named, describe_error
 from .limits import LimitExceeded
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class Board:
             if faces.__class__ is tuple and len(faces) == len(dice) and list(faces) == sorted(faces) \
                     and (not faces or (0 <= faces[0] and faces[-1] < len(labels))):
                 labels_out, values_out, numbers_out = self.dynamic
-                values, numbers = kind.face_values, _face_numbers(labels)
+                values, numbers = kind.face_values, kind.face_numbers
                 for p, f in zip(dice, faces):
                     labels_out[p] = labels[f]
                     values_out[p] = values[f]
@@ -293,8 +293,7 @@ class Board:
                 raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
         for (kind_index, dice), faces in zip(groups, outcome):
             kind = kinds[kind_index]
-            labels, values = kind.face_labels, kind.face_values
-            numbers = _face_numbers(labels)
+            labels, values, numbers = kind.face_labels, kind.face_values, kind.face_numbers
             for p, f in zip(dice, faces):
                 labels_out[p] = labels[f]
                 values_out[p] = values[f]

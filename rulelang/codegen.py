@@ -183,6 +183,30 @@ def _extreme_piece(best, st, pieces):
     return pieces[keys.index(max(keys) if best else min(keys))]
 
 
+def _extreme_sorted(best, st, pieces):
+    """``_extreme_piece`` of pieces in the order of their numbers (a zone sorted by `number`, or
+    some of its pieces in its order): the highest is the first of those at the end with the last
+    one's number, the lowest the first piece."""
+    if not pieces:
+        return None
+    numbers = st.dynamic[2]
+    if not best:
+        return pieces[0] if numbers[pieces[0]] is not None else _extreme_piece(best, st, pieces)
+    k = len(pieces) - 1
+    last = numbers[pieces[k]]
+    if last is None:
+        return _extreme_piece(best, st, pieces)
+    while k and numbers[pieces[k - 1]] == last:
+        k -= 1
+    return pieces[k]
+
+
+def _keep(cell: list, value):
+    """A define's value, kept for the rest of a statement function (``cell[0]``)."""
+    cell[0] = value
+    return value
+
+
 def _top(items):
     return items[-1] if items else None
 
@@ -284,6 +308,7 @@ def _take(items, count, from_end: bool) -> list:
     return list(items[-count:] if from_end else items[:count])
 
 
+UNSET = object()  # a define's value not worked out yet in this statement function
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
@@ -589,6 +614,12 @@ class ExpressionCompiler:
         self.prelude: list[str] = []
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
+        self.namespace["_U"] = UNSET
+        # While compiling statements that become lines of a statement function: each use of a
+        # define without parameters, (name, code), stood for by `@DN@` (see `_Code`), so that
+        # one used more than once there is worked out once. None elsewhere.
+        self.define_uses: list[tuple[str, str]] | None = None
+        self.define_codes: list[tuple[str, str]] = []  # what `define_uses` is while it is on
         self._define_sizes: dict[str, tuple[int, list[int]]] = {}
         self._suggestions_left = 100
         self._columns_compiling: list[str] = []
@@ -636,12 +667,13 @@ class ExpressionCompiler:
         self.prelude.append(f"{name} = {e.code}")
         return Expr(name, e.kind, e.safe)
 
-    def procedure_function(self, body: list[str], params: str = "st, fr"):
-        """A Python function from generated statement lines."""
+    def procedure_function(self, body: list[str], params: str = "st, fr", filename: str = "<string>"):
+        """A Python function from generated statement lines; ``filename`` names its code (a
+        fault's traceback finds the function's lines by it)."""
         source = f"def _f({params}):\n" + "\n".join("    " + line for line in body) + "\n"
         local: dict[str, Any] = {}
         try:
-            exec(source, self.namespace, local)  # noqa: S102 - source is generated
+            exec(compile(source, filename, "exec"), self.namespace, local)  # noqa: S102 - source is generated
         except (SyntaxError, RecursionError, MemoryError):
             raise TooDeep from None
         return local["_f"]
@@ -745,6 +777,17 @@ class ExpressionCompiler:
         column = self.attribute_code(attribute, "")[:-2]  # the column, without its `[piece]`
         return f"_subsets(st, {items}, {column})"
 
+    def _sorted_by_number(self, node: n.Node, scope: Scope) -> bool:
+        """Whether ``node`` gives pieces in the order of their numbers: a zone sorted by
+        `number` (a shared one, or the player's), or a `where` of one (which keeps its order)."""
+        if isinstance(node, n.Filter):
+            return self._sorted_by_number(node.source, scope)
+        if isinstance(node, n.Of) and isinstance(node.right, n.Name) and node.right.id == "player" and \
+                scope.lookup("player") is None:
+            node = node.left
+        return isinstance(node, n.Name) and scope.lookup(node.id) is None and node.id in self.zones and \
+            self.zones[node.id].sort_key == "number"
+
     def attribute_code(self, name: str, piece: str) -> str:
         if name in DYNAMIC:
             return f"st.dynamic[{DYNAMIC.index(name)}][{piece}]"
@@ -805,7 +848,18 @@ class ExpressionCompiler:
             kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "str"
             return Expr(self.constant(value), kind, True)
         if name in self.defines:
-            return self._expand_define(self.defines[name], (), node, scope, slots)
+            if self.define_uses is None:
+                return self._expand_define(self.defines[name], (), node, scope, slots)
+            # its whole value is kept (see `_Code._kept_defines`): worked out once where a
+            # filter around it goes through items, not part by part
+            outer, self.bound = self.bound, []
+            try:
+                e = self._expand_define(self.defines[name], (), node, scope, slots)
+            finally:
+                self.bound = outer
+            self.define_uses.append((name, e.code))
+            e = Expr(f"@D{len(self.define_uses) - 1}@", e.kind, e.safe)
+            return self._hoist(e) if self.bound and e.kind in ("values", "pieces", "players", "int", "zones") else e
         if name in self.zones:
             zone = self.zone_defs[name]
             if zone.per_piece:
@@ -993,12 +1047,13 @@ class ExpressionCompiler:
         for name, value in plain.items():
             if name not in scope.names:
                 scope.names[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
-        saved, self.bound, self.prelude = (self.bound, self.prelude), [], []
+        saved, self.bound, self.prelude = (self.bound, self.prelude, self.define_uses), [], []
+        self.define_uses = None  # a function of its own: nothing kept from the statement's
         try:
             e = self.code(cell, scope, Slots())
             body = self.take_prelude() + [f"return {e.code}"]
         finally:
-            self.bound, self.prelude = saved
+            self.bound, self.prelude, self.define_uses = saved
         return self.procedure_function(body, "st, fr, _a")
 
     def _x_Attribute(self, node, scope, slots):
@@ -1392,6 +1447,8 @@ class ExpressionCompiler:
                 return Expr(f"_total({values})", "int", True)
             return Expr(f"_extreme({name}, {values})", "int")
         if len(args) == 1 and element == "piece" and name in ("highest", "lowest"):
+            if self._sorted_by_number(args[0], scope):  # no need to look at them all
+                return Expr(f"_extreme_sorted({name == 'highest'}, st, {items})", element)
             return Expr(f"_extreme_piece({name == 'highest'}, st, _items(st, {items}))", element)
         if name == "count":
             if len(args) == 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 import types
 from typing import Any
 
@@ -146,7 +147,11 @@ class Compiler(ExpressionCompiler):
         self.attributes: list[str] = ["face", "value", "number", "kind"]
         self._expanding: list[str] = []
         self._hidden: HiddenValues | None = None
+        # The lines of each generated statement function, by its code's file name: the span
+        # and rule of each line (`GameDef.line_tables`), for faults.
+        self.line_tables: dict[str, tuple] = {}
         self._collect()
+        self.has_move_triggers = any(when.event == "move" for _, when in self.triggers)
 
     # ------------------------------------------------------------------ what may be secret
     @property
@@ -392,6 +397,7 @@ class Compiler(ExpressionCompiler):
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
+            line_tables=self.line_tables,
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -852,11 +858,24 @@ class Compiler(ExpressionCompiler):
         return code.finish(), trigger
 
 
+# Statements that run no further than the next one: generated as lines of a Python function.
+_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate)
+# Statements whose expressions all become lines (or Python blocks of lines): a define's value
+# is kept for the rest of a statement function from them (`define_uses`).
+_LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
+_PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
+# Deeper blocks stay instructions: Python allows 100 levels of indentation and 20 loops.
+_MAX_DEPTH, _MAX_LOOPS = 40, 12
+
+
 class _Code:
     """Emits the instructions of one procedure; knows the enclosing rule and loops.
 
-    Consecutive simple statements of one rule are generated as lines of one Python function,
-    run by a single instruction."""
+    Statements between two suspension points (a decision, a roll, a draw, a shuffle, a call,
+    the end of a turn or game) are generated as lines of one Python function, run by a single
+    instruction, across rules; an `if` or a loop whose blocks hold none is Python's `if`,
+    `while` or `for` inside it. Each line remembers its statement's span and rule
+    (``Compiler.line_tables``), so a fault still names its own line."""
 
     def __init__(self, compiler: Compiler, slots: Slots, name: str, rule: int):
         self.compiler = compiler
@@ -870,21 +889,45 @@ class _Code:
         self.params = 0
         self._span = None
         self._lines: list[str] = []
+        self._places: list[tuple] = []  # (span, rule) of each line
         self._lines_span = None
+        self._lines_rule = rule
+        self._indent = 0
+        self._targets: list[list | int] = []  # the places statement functions return to
 
     # -- emitting
     def line(self, text: str) -> None:
         if not self._lines:
-            self._lines_span = self._span
-        self._lines.extend(self.compiler.take_prelude())
-        self._lines.append(text)
+            self._lines_span, self._lines_rule = self._span, self.rule
+        pad = "    " * self._indent
+        for part in self.compiler.take_prelude() + [text]:
+            self._lines.append(pad + part)
+            self._places.append((self._span, self.rule))
 
     def flush(self) -> None:
+        """End the statement function being written: an instruction, made into a Python
+        function by ``finish`` (once every place it may jump to is known)."""
         if self._lines:
-            function = self.compiler.procedure_function(self._lines)
-            self.code.append([m.OP_EXEC, function, None, self.rule])
+            assert self._indent == 0, "an instruction inside a Python block"
+            self.code.append([m.OP_EXEC, (self._lines, self._places), None, self._lines_rule])
             self.spans.append(self._lines_span)
-            self._lines = []
+            self._lines, self._places = [], []
+
+    def target(self, label: list | int) -> str:
+        """Source of a jump target in a statement function (which returns it): replaced by the
+        instruction's index in ``finish``."""
+        self._targets.append(label)
+        return f"@{len(self._targets) - 1}@"
+
+    def jump(self, label: list | int) -> None:
+        """Go on at ``label``: the statement function being written returns there, or, with
+        none, a jump instruction."""
+        if not self._lines:
+            self.emit(m.OP_JUMP, label)
+            return
+        self.line(f"return {self.target(label)}")
+        if self._indent == 0:
+            self.flush()
 
     def emit(self, op: int, a: Any = None, b: Any = None) -> int:
         self.flush()
@@ -905,8 +948,11 @@ class _Code:
 
     def finish(self) -> m.Procedure:
         self.flush()
+        assert self._indent == 0
         code = []
         for op, a, b, rule in self.code:
+            if op == m.OP_EXEC and isinstance(a, tuple):
+                a = self._statement_function(*a)
             a = a[0] if isinstance(a, list) and op == m.OP_JUMP else a
             b = b[0] if isinstance(b, list) else b
             if op == m.OP_CHOOSE and isinstance(a, dict):
@@ -919,17 +965,69 @@ class _Code:
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
                            tuple(self.slots.names), self.params)
 
+    def _statement_function(self, lines: list[str], places: list[tuple]):
+        """The Python function of a statement function's lines; its code's file name keys the
+        span and rule of each line in ``Compiler.line_tables``."""
+        def place(match):
+            label = self._targets[int(match.group(1))]
+            return str(_final_target(self.code, label[0] if isinstance(label, list) else label))
+
+        lines = [re.sub(r"@(\d+)@", place, text) if "@" in text else text for text in lines]
+        lines, places = self._kept_defines(lines, places)
+        tables = self.compiler.line_tables
+        filename = f"<rules {len(tables)}>"
+        function = self.compiler.procedure_function(lines, filename=filename)
+        tables[filename] = tuple(places)
+        return function
+
+    def _kept_defines(self, lines: list[str], places: list[tuple]) -> tuple[list[str], list[tuple]]:
+        """Each use of a define without parameters (`@DN@`): its code, or, for a define used
+        more than once in these lines, its value kept in a cell from the first use worked out
+        to the next change of the game (`@R@`, after a move, `create`, a counter set or
+        `eliminate`), since nothing else changes what a define reads."""
+        codes = self.compiler.define_codes
+        uses: list[str] = []
+
+        def collect(text: str) -> None:
+            for k in re.findall(r"@D(\d+)@", text):
+                uses.append(codes[int(k)][0])
+                collect(codes[int(k)][1])
+
+        for text in lines:
+            if "@D" in text:
+                collect(text)
+        counted = collections.Counter(uses)
+        cells = {name: f"_cd{i}" for i, name in enumerate(sorted(k for k, v in counted.items() if v > 1))}
+
+        def resolve(text: str) -> str:
+            def one(match):
+                name, code = codes[int(match.group(1))]
+                code = resolve(code)
+                cell = cells.get(name)
+                return code if cell is None else f"({cell}[0] if {cell}[0] is not _U else _keep({cell}, {code}))"
+            return re.sub(r"@D(\d+)@", one, text) if "@D" in text else text
+
+        forget = " = ".join(f"{cell}[0]" for cell in cells.values()) + " = _U" if cells else "pass"
+        lines = [resolve(text).replace("@R@", forget) for text in lines]
+        start = [f"{cell} = [_U]" for cell in cells.values()]
+        return start + lines, [places[0]] * len(start) + list(places)
+
+    def changed(self) -> None:
+        """The game changed here: a define's value kept so far is worked out again."""
+        self.line("@R@")
+
     # -- statements
     def block(self, body: tuple, scope: Scope) -> None:
         for index, stmt in enumerate(body):
             self._rest = body[index + 1:]
-            self.flush()  # one instruction per statement, so a fault names its own line
             self.compiler.prelude = []
             self._span = stmt.span
             method = getattr(self, "_s_" + type(stmt).__name__, None)
             if method is None:
                 self.compiler.error("E301", f"{_describe_stmt(stmt)} cannot stand here", stmt)
                 continue
+            outer = self.compiler.define_uses
+            self.compiler.define_uses = self.compiler.define_codes if isinstance(stmt, _LINES) else None
             try:
                 method(stmt, scope)
             except CompileError:
@@ -937,6 +1035,8 @@ class _Code:
             except (TooDeep, RecursionError):
                 self.error("E304", "an expression is nested too deeply to compile", stmt,
                            help="split it with `define` or `let`")
+            finally:
+                self.compiler.define_uses = outer
 
     def code_of(self, node, scope):
         return self.compiler.code(node, scope, self.slots)
@@ -954,12 +1054,62 @@ class _Code:
         pass
 
     def _s_Rule(self, stmt, scope):
-        self.flush()
         outer = self.rule
         self.rule = self.compiler._new_rule(stmt.name, stmt, _doc_of(stmt.body))
         self.block(stmt.body, scope)
-        self.flush()
         self.rule = outer
+
+    # -- Python blocks
+    def fuses(self, body) -> bool:
+        """Whether ``body`` can be lines of one Python function: no statement in it suspends
+        (decides, rolls, draws, shuffles, calls, ends the turn or game), nor moves pieces in a
+        game with `when move` rules (a triggered rule runs before the next statement)."""
+        for stmt in body:
+            if isinstance(stmt, n.Move) and self.compiler.has_move_triggers:
+                return False
+            if isinstance(stmt, _SIMPLE):
+                continue
+            if isinstance(stmt, n.Break):
+                continue  # Python's `break`, or a return to the end of the loop around
+            if isinstance(stmt, n.If):
+                if not all(self.fuses(block) for _, block in stmt.branches) or not self.fuses(stmt.otherwise):
+                    return False
+            elif isinstance(stmt, (n.Repeat, n.While, n.ForEach)):
+                if not self.fuses(stmt.body):
+                    return False
+            elif isinstance(stmt, n.Rule):
+                if not self.fuses(stmt.body):
+                    return False
+            else:
+                return False
+        return True
+
+    def _in_python_loop(self) -> bool:
+        return bool(self.loop_ends) and self.loop_ends[-1] is _PY_LOOP
+
+    def _python_block(self, body, scope) -> None:
+        """``body`` as lines one level in, under the line just written (`if ...:`, `else:`)."""
+        self._indent += 1
+        before = len(self._lines)
+        self.block(body, scope)
+        if len(self._lines) == before:
+            self.line("pass")
+        self._indent -= 1
+
+    def _python_loop(self, stmt, head: str, first: list[str], scope) -> None:
+        """A loop as Python's: ``head`` (`while True:`, `for ...:`), the step count (R502: each
+        time round counts), the ``first`` lines of each time round, then the body."""
+        self.line(head)
+        self._indent += 1
+        self._span = stmt.span
+        self.line("st.loop_budget -= 1")
+        self.line("if st.loop_budget < 0: st._endless()")
+        for text in first:
+            self.line(text)
+        self.loop_ends.append(_PY_LOOP)
+        self.block(stmt.body, scope)
+        self.loop_ends.pop()
+        self._indent -= 1
 
     def _s_Roll(self, stmt, scope):
         dice = self.code_of(stmt.dice, scope)
@@ -1014,6 +1164,9 @@ class _Code:
         moved = self.compiler.fresh("m")
         self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
         self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
+        self.changed()
+        if self.compiler.has_move_triggers:
+            self.flush()  # the rules it sets off run before the next statement
 
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:
@@ -1049,6 +1202,7 @@ class _Code:
             self.error("E201", f"`create ... in` needs a zone, not {a_kind(into.kind)}", stmt.into)
             raise CompileError
         self.line(f"st.create({kind_index}, {count}, {into.code}, {self.rule})")
+        self.changed()
 
     def _s_Let(self, stmt, scope):
         value = self.code_of(stmt.value, scope)
@@ -1131,6 +1285,7 @@ class _Code:
         if is_seat:
             self.compiler.seat_counters.add(target.name)
         self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
+        self.changed()
 
     def _same_kind(self, name, held, given, node):
         """A variable that holds a collection keeps holding one, and one that holds a single value
@@ -1156,7 +1311,10 @@ class _Code:
             self.error("E301", "`break` outside a loop", stmt,
                        help="`break` leaves the innermost `repeat`, `while` or `for each`")
             return
-        self.emit(m.OP_JUMP, self.loop_ends[-1])
+        if self._in_python_loop():
+            self.line("break")
+            return
+        self.jump(self.loop_ends[-1])
 
     def _s_EndTurn(self, stmt, scope):
         if self.section in ("setup", "round"):
@@ -1237,6 +1395,7 @@ class _Code:
                        help="name players, such as `eliminate player` or `eliminate players where ...`")
             raise CompileError
         self.line(f"st.eliminate({who.code}, {self.rule})")
+        self.changed()
 
     def _s_GameEnds(self, stmt, scope):
         self.error("E301", "`game ends when ...` belongs in the `end` section", stmt,
@@ -1247,18 +1406,58 @@ class _Code:
         self.error("E301", f"`{words} ...` belongs in the `winner` section", stmt)
 
     def _s_If(self, stmt, scope):
+        if self._python(stmt):
+            self._python_if(stmt, scope)
+            return
         end = self.label()
         for cond_node, body in stmt.branches:
             self._span = cond_node.span
-            cond = self._condition(cond_node, scope)
             next_branch = self.label()
-            self.emit(m.OP_JUMP_IF_NOT, cond, next_branch)
+            self.line(f"if not ({self._condition_code(cond_node, scope)}): return {self.target(next_branch)}")
             self.block(body, Scope(scope))
-            self.emit(m.OP_JUMP, end)
+            self.jump(end)
             self.place(next_branch)
         if stmt.otherwise:
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
+
+    def _python_if(self, stmt, scope):
+        """`if`/`elif`/`else` as Python's; an `elif` whose condition needs lines of its own
+        first is `else:` then `if` inside it."""
+        nested = 0
+        for position, (cond_node, body) in enumerate(stmt.branches):
+            self._span = cond_node.span
+            self.compiler.prelude = []
+            try:
+                cond = self.compiler.truth_code(cond_node, scope, self.slots)
+            except CompileError:  # reported; read as false, so that the blocks still compile
+                self.compiler.prelude, cond = [], "False"
+            if position == 0:
+                self.line(f"if {cond}:")
+            elif self.compiler.prelude:
+                first = self.compiler.take_prelude()
+                self.line("else:")
+                self._indent += 1
+                nested += 1
+                self.compiler.prelude = first
+                self.line(f"if {cond}:")
+            else:
+                self.line(f"elif {cond}:")
+            self._python_block(body, Scope(scope))
+        if stmt.otherwise:
+            self.line("else:")
+            self._python_block(stmt.otherwise, Scope(scope))
+        self._indent -= nested
+
+    def _condition_code(self, node, scope) -> str:
+        """The source of a condition, its lines first in the prelude; one in error is reported
+        and read as false, as in ``_condition``."""
+        self.compiler.prelude = []
+        try:
+            return self.compiler.truth_code(node, scope, self.slots)
+        except CompileError:
+            self.compiler.prelude = []
+            return "False"
 
     def _condition(self, node, scope):
         """A condition among others (`elif`, a branch's `if`): one in error is reported and read
@@ -1268,40 +1467,66 @@ class _Code:
         except CompileError:
             return self.compiler.function("False")
 
-    def _loop(self, body, scope, cond=None) -> None:
+    def _loop(self, body, scope, first=None) -> None:
+        """A loop of instructions; each time round starts with the lines ``first(end)`` gives
+        (``end``: the source of the loop's end, to return to), and its last statement function
+        returns to the top."""
         top = self.here()
         end = self.label()
-        if cond is not None:
-            self.emit(m.OP_JUMP_IF_NOT, cond, end)
+        for text in first(self.target(end)) if first is not None else ():
+            self.line(text)
         self.loop_ends.append(end)
         self.block(body, Scope(scope))
         self.loop_ends.pop()
-        self.emit(m.OP_JUMP, top)
+        self.jump(top)
         self.place(end)
 
+    def _python(self, stmt) -> bool:
+        """Whether ``stmt`` is a Python block: always inside one (its outermost statement was
+        found to fuse, with all it holds); otherwise when it fuses and is not too deep."""
+        if self._indent:
+            return True
+        return self.fuses([stmt]) and all(depth < limit for depth, limit in zip(_depth(stmt), (_MAX_DEPTH, _MAX_LOOPS)))
+
     def _s_Repeat(self, stmt, scope):
+        if self._python(stmt):
+            self._python_loop(stmt, "while True:", [], Scope(scope))
+            return
         self._loop(stmt.body, scope)
 
     def _s_While(self, stmt, scope):
-        self._loop(stmt.body, scope, self.truth(stmt.cond, scope))
+        if self._python(stmt):
+            self.compiler.prelude = []
+            cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
+            first = self.compiler.take_prelude()
+            self._python_loop(stmt, "while True:", first + [f"if not ({cond}): break"], Scope(scope))
+            return
+        self.compiler.prelude = []
+        cond = self.compiler.truth_code(stmt.cond, scope, self.slots)
+        first = self.compiler.take_prelude()
+        self._loop(stmt.body, scope, lambda end: first + [f"if not ({cond}): return {end}"])
 
     def _s_ForEach(self, stmt, scope):
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
         pending = self.slots.new("(for items)")
         var = self.slots.new(stmt.var)
+        if self._python(stmt):
+            inner = Scope(scope)
+            inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
+            # the items are copied once, as the loop starts
+            self._python_loop(stmt, f"for fr[{var}] in list(_items(st, {items})):", [], Scope(inner))
+            return
         # The items, copied once, and the place of the next: a new pair each time, never a changed
         # one, since clones share it.
         self.line(f"fr[{pending}] = (list(_items(st, {items})), 0)")
-        step = self.compiler.procedure_function([
-            f"_l, _i = fr[{pending}]",
-            "if _i >= len(_l): return False",
-            f"fr[{var}] = _l[_i]",
-            f"fr[{pending}] = (_l, _i + 1)",
-            "return True",
-        ])
         inner = Scope(scope)
         inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
-        self._loop(stmt.body, inner, step)
+        self._loop(stmt.body, inner, lambda end: [
+            f"_l, _i = fr[{pending}]",
+            f"if _i >= len(_l): return {end}",
+            f"fr[{var}] = _l[_i]",
+            f"fr[{pending}] = (_l, _i + 1)",
+        ])
 
     def _chooser(self, node, scope):
         if node is None:
@@ -1493,7 +1718,7 @@ class _Code:
             self.place(target)
             self._span = branch.span
             self.block(branch.body, Scope(scope))
-            self.emit(m.OP_JUMP, end)
+            self.jump(end)
         self.place(end)
         self.code[index][1] = (branches, chooser, stmt.prompt or "choose")
 
@@ -1528,6 +1753,20 @@ def _assigned_in(body, name: str) -> bool:
     return any(isinstance(node, n.Assign) and node.op == "=" and node.target.name == name and
                node.target.owner is None and not (isinstance(node.value, n.Literal) and node.value.value is None)
                for node in walk(tuple(body)))
+
+
+def _depth(stmt) -> tuple[int, int]:
+    """How deep the Python blocks of ``stmt`` would nest: in all (an `elif` may nest one more),
+    and in loops."""
+    if isinstance(stmt, n.If):
+        blocks = [body for _, body in stmt.branches] + [stmt.otherwise]
+        inner = [_depth(s) for body in blocks for s in body] or [(0, 0)]
+        return len(stmt.branches) + max(d for d, _ in inner), max(loops for _, loops in inner)
+    if isinstance(stmt, (n.Repeat, n.While, n.ForEach, n.Rule)):
+        inner = [_depth(s) for s in stmt.body] or [(0, 0)]
+        loop = not isinstance(stmt, n.Rule)
+        return loop + max(d for d, _ in inner), loop + max(loops for _, loops in inner)
+    return 0, 0
 
 
 def _describe_stmt(stmt) -> str:
@@ -1584,15 +1823,21 @@ def _jsoner(element: str):
     return lambda st, v: v
 
 
+def _final_target(code: list, target: int) -> int:
+    """Where a jump to ``target`` ends, past jumps to jumps."""
+    seen = set()
+    while target < len(code) and code[target][0] == m.OP_JUMP and target not in seen:
+        seen.add(target)
+        target = code[target][1]
+        target = target[0] if isinstance(target, list) else target
+    return target
+
+
 def _thread_jumps(code: list[tuple]) -> list[tuple]:
     """Point every jump straight at its final target, past jumps to jumps."""
 
     def final(target: int) -> int:
-        seen = set()
-        while target < len(code) and code[target][0] == m.OP_JUMP and target not in seen:
-            seen.add(target)
-            target = code[target][1]
-        return target
+        return _final_target(code, target)
 
     threaded = []
     for op, a, b, rule in code:

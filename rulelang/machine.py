@@ -5,6 +5,7 @@ of the game, scores and winners, limits and invariants. A mixin of ``runtime.Sta
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any
 
 from . import knowledge
@@ -120,18 +121,50 @@ class Machine:
                                                     f"`{text}`: {_value_text(seen[text])} and {_value_text(option)}"))
             seen[text] = option
 
-    def _diagnostic(self, code: str, message: str) -> Diagnostic:
+    def _diagnostic(self, code: str, message: str, place: tuple | None = None) -> Diagnostic:
+        """A fault at ``place`` (span, rule index), by default the statement running: the
+        line of a generated statement function on the stack, or the instruction's."""
         span = None
         rule_text = ""
-        if self.frames:
+        if place is None:
+            place = self._fused_place(sys._getframe(1))
+        if place is None and self.frames:
             proc = self.game.procedures[self.frames[-1][0]]
             pc = min(self.frames[-1][1], len(proc.code) - 1)
-            span = proc.spans[pc]
-            rule = proc.code[pc][3]
+            place = proc.spans[pc], proc.code[pc][3]
+        if place is not None:
+            span, rule = place
             if rule >= 0:
                 r = self.game.rules[rule]
                 rule_text = f" (in rule `{r.name}`, {r.where()})"
         return Diagnostic(code, message + rule_text, span)
+
+    def _fused_place(self, frame) -> tuple | None:
+        """The (span, rule) of the statement a generated statement function runs, from the
+        innermost of its frames on the stack (a fault's cost only: nothing runs when none)."""
+        tables = self.game.line_tables
+        while frame is not None:
+            table = tables.get(frame.f_code.co_filename)
+            if table is not None:
+                return _line_place(table, frame.f_lineno)
+            frame = frame.f_back
+        return None
+
+    def _fused_at(self, traceback) -> tuple | None:
+        """The (span, rule) of the statement where an error left a generated statement function."""
+        place = None
+        tables = self.game.line_tables
+        while traceback is not None:
+            table = tables.get(traceback.tb_frame.f_code.co_filename)
+            if table is not None:
+                place = _line_place(table, traceback.tb_lineno) or place
+            traceback = traceback.tb_next
+        return place
+
+    def _endless(self) -> None:
+        """R502 in a loop of a generated statement function (`loop_budget` is spent)."""
+        raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {self.game.step_limit} steps: "
+                                            "an endless loop", self._fused_place(sys._getframe(1))))
 
     def _past_limit(self, what: str) -> Diagnostic:
         """R504 at the `game` header: the file's own `at most N` or, when lower, the `turns` limit."""
@@ -153,6 +186,7 @@ class Machine:
         limit = self.game.step_limit
         fired = self.fired
         self.work = 0
+        self.loop_budget = limit  # times round a loop of a generated function (`_endless`)
         try:
             while True:
                 if fired:  # triggered rules run after the statement that set them off, each to its end
@@ -178,9 +212,9 @@ class Machine:
                     raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {limit} steps: "
                                                         "an endless loop"))
                 op, a, b, rule = code[pc]
-                if op == 0:  # OP_EXEC
-                    a(self, slots)
-                    pc += 1
+                if op == 0:  # OP_EXEC: statements, which may end by returning where to go on
+                    target = a(self, slots)
+                    pc = pc + 1 if target is None else target
                 elif op == 2:  # OP_JUMP_IF_NOT
                     pc = pc + 1 if a(self, slots) else b
                 elif op == 1:  # OP_JUMP
@@ -323,7 +357,8 @@ class Machine:
             raise
         except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
             frame[1] = pc
-            raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error))) from None
+            raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error),
+                                                self._fused_at(error.__traceback__))) from None
 
     def _game_ends(self, after_round: bool) -> bool:
         if self.last_turns is not None:  # the last turns under way: the player's was one of them
@@ -414,3 +449,8 @@ class Machine:
         """Names of declared invariants that do not hold now."""
         return [self.game.rules[c.rule].name for c in self.game.invariants
                 if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
+
+
+def _line_place(table: tuple, line: int | None) -> tuple | None:
+    """The (span, rule) of a statement function's source line (its first is the `def`)."""
+    return table[line - 2] if line is not None and 2 <= line < len(table) + 2 else None

@@ -76,6 +76,12 @@ class KindDef:
     span: Span | None = attrs.field(default=None, eq=False)
     limit: int | None = None  # `limit N per player`
     name_columns: tuple[int, ...] = ()  # the `one for each` attributes that name a piece
+    # the `number` each face shows (its label when a number, else none), worked out once
+    face_numbers: tuple[Any, ...] = attrs.field(init=False, eq=False, repr=False)
+
+    @face_numbers.default
+    def _face_numbers(self) -> tuple[Any, ...]:
+        return tuple(label if label.__class__ is int else None for label in self.face_labels)
 
     @property
     def is_die(self) -> bool:
@@ -268,6 +274,9 @@ class GameDef:
     # `counters` and the key's position (-1 for a counter without keys).
     counter_places: tuple[tuple[int, int], ...] = ()
     span: Span | None = None  # the `game` header: where a fault of the whole game (R504) points
+    # The generated statement functions' lines, by their code's file name: (span, rule index)
+    # of each line from the function's first (the source's second): see `Machine._fused_place`.
+    line_tables: dict[str, tuple] = attrs.field(factory=dict, repr=False)
 
     def option(self, name: str) -> Any:
         for option in self.options:
