@@ -204,8 +204,9 @@ def run_case(case: Case, games: int | None, rounds: int, round_seconds: float, s
         engine.ended_by = ", ".join(f"{how} {100 * k // games}%" for how, k in endings.most_common())
 
 
-def state_memory(new_state, seed: int) -> tuple[int, int]:
-    """(bytes held by a fresh state, peak bytes while that state plays one random game)."""
+def state_memory(new_state, seed: int) -> tuple[int, int, int]:
+    """(bytes held by a fresh state, peak bytes while that state plays one random game, bytes
+    the finished state holds: the issue's measure; the generator is let go first)."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -219,9 +220,12 @@ def state_memory(new_state, seed: int) -> tuple[int, int]:
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
         peak = tracemalloc.get_traced_memory()[1]
+        del rng
+        gc.collect()
+        finished = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    return fresh, peak
+    return fresh, peak, finished
 
 
 # ---------------------------------------------------------------------- the run
@@ -281,7 +285,8 @@ def print_memory(players: int, game, handwritten, seed: int) -> None:
           "beforehand and shared, not counted):")
     print(f"  {'':30}{'compiled':>12}{'hand-written':>14}{'ratio':>8}")
     for label, c, h in (("fresh state", compiled[0], plain[0]),
-                        ("peak over one random game", compiled[1], plain[1])):
+                        ("peak over one random game", compiled[1], plain[1]),
+                        ("finished state", compiled[2], plain[2])):
         print(f"  {label:30}{c / 1024:>10.1f}KB{h / 1024:>12.1f}KB{c / h:>8.1f}")
 
 
