@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import attrs
 
@@ -37,9 +38,10 @@ class AnalysisRefused(Exception):
 @attrs.frozen
 class Objective:
     """What a turn is worth at its end: ``value(state, seat, start)`` with ``start`` what
-    ``baseline(state, seat)`` gave at the start of the analysis."""
+    ``baseline(state, seat)`` gave at the start of the analysis; ``text`` says it in words."""
 
     name: str
+    text: str
     value: Callable[[State, int, Any], Any]
     baseline: Callable[[State, int], Any] = lambda state, seat: None
 
@@ -78,14 +80,18 @@ def gain_objective(game) -> Objective:
     def value(state: State, seat: int, start):
         return sign * (_number(_criterion(state, seat, check), what) - start)
 
-    return Objective("gain", value, baseline)
+    return Objective("gain", f"what the turn gains under the winner rule `{game.rules[check.rule].name}` "
+                     f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'})",
+                     value, baseline)
 
 
 def success_objective(game) -> Objective:
     """1 when the turn gains something under the first winner criterion (``gain_objective``
     above zero), else 0: a turn that leaves the player's score as it was, or lowers it, fails."""
     gain = gain_objective(game)
-    return Objective("success", lambda state, seat, start: int(gain.value(state, seat, start) > 0), gain.baseline)
+    rule = game.rules[game.criteria[0].rule].name
+    return Objective("success", f"the chance that the turn gains something under the winner rule `{rule}`",
+                     lambda state, seat, start: int(gain.value(state, seat, start) > 0), gain.baseline)
 
 
 def expression_objective(check, text: str) -> Objective:
@@ -94,7 +100,7 @@ def expression_objective(check, text: str) -> Objective:
     def value(state: State, seat: int, start):
         return _number(_criterion(state, seat, check), f"`{text}`")
 
-    return Objective(text, value)
+    return Objective(text, f"`{text}` for the player at the turn's end", value)
 
 
 # ---------------------------------------------------------------------- states that play on alike
@@ -107,7 +113,8 @@ class _Keys:
     faces of dice about to be rolled are left out (the roll replaces them). Where a rule holds
     an id of such a piece (a variable, a counter, an option), the ids are kept in the key."""
 
-    def __init__(self):
+    def __init__(self, unordered: frozenset[int] = frozenset()):
+        self.unordered = unordered  # zones whose order the rules never read: keyed as multisets
         self.count = -1
         self.group: list[int] = []
         self.alike: frozenset[int] = frozenset()
@@ -158,12 +165,34 @@ class _Keys:
         if alike and _mentions(held, alike):
             ids = tuple(pieces)
         group = self.group
+        rest = (state.player, state.first_player, state.out, state.last_turns, state.used_once, state.finished,
+                state.turn_number, state.round_number)
+        if self.unordered and ids is None:
+            return self._unordered_key(state, pending_key) + (frames, counters, fired) + rest
         if dynamic is None:  # what each piece shows; above, the faces of dice being rolled are left out
             dynamic = (tuple(map(face.__getitem__, pieces)), tuple(map(value.__getitem__, pieces)),
                        tuple(map(number.__getitem__, pieces)))
-        return (tuple(map(len, zones)), tuple(map(group.__getitem__, pieces)), dynamic, ids, frames,
-                pending_key, counters, fired, state.player, state.first_player, state.out, state.last_turns,
-                state.used_once, state.finished, state.turn_number, state.round_number)
+        return (tuple(map(len, zones)), tuple(map(group.__getitem__, pieces)), dynamic, ids, pending_key,
+                frames, counters, fired) + rest
+
+    def _unordered_key(self, state: State, pending_key) -> tuple:
+        """The zones and the pending roll, with the zones of ``unordered`` as multisets."""
+        group, unordered = self.group, self.unordered
+        face, value, number = state.dynamic
+        rolled = {p for _, dice in state.pending[2] for p in dice} if pending_key and pending_key[0] == "roll" else ()
+        zones = []
+        for i, zone in enumerate(state.zones):
+            sigs = [(group[p],) if p in rolled else (group[p], face[p], value[p], number[p]) for p in zone]
+            if i in unordered:
+                sigs.sort(key=repr)
+            zones.append(tuple(sigs))
+        if rolled:
+            where, zones_now = state.where, state.zones
+            pending_key = ("roll", pending_key[1], tuple(
+                (kind, tuple(sorted((where[p], -1) if where[p] in unordered else (where[p], zones_now[where[p]].index(p))
+                                    for p in dice)))
+                for kind, dice in state.pending[2]))
+        return (tuple(zones), pending_key)
 
 
 def _freeze(value: Any) -> Any:
@@ -224,7 +253,7 @@ class Analysis:
     """The exact value of best play for the rest of a turn (see the module's docstring)."""
 
     def __init__(self, state: State, objective: Objective, exact: bool = False,
-                 max_states: int = MAX_STATES, max_steps: int = MAX_STEPS):
+                 max_states: int = MAX_STATES, max_steps: int = MAX_STEPS, unordered: frozenset[int] = frozenset()):
         if state.is_terminal():
             raise AnalysisRefused("the game is over: there is no turn to analyse")
         root = state.clone(tracing=False)
@@ -237,7 +266,7 @@ class Analysis:
         self.max_states, self.max_steps = max_states, max_steps
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
-        self._keys = _Keys()
+        self._keys = _Keys(unordered)
         # key -> [value, kind, children, parent key, action from the parent]; kind: "end",
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key)).
         self.nodes: dict[tuple, list] = {}
@@ -402,9 +431,58 @@ def describe(state: State, start: State, seat: int) -> str:
         else:
             text = f"{pieces['count']} hidden"
         parts.append(f"{name}: {text}")
+    counters, counters_before = state.observation(seat)["counters"], start.observation(seat)["counters"]
+    for name, value in counters.items():
+        if counters_before.get(name) != value:
+            parts.append(f"{name}: {_value_text(value)}")
     shown_now, _ = state.shown_values(seat)
     shown_before, _ = start.shown_values(seat)
     for name, value in shown_now.items():
         if shown_before.get(name) != value:
             parts.append(f"{name}: {_value_text(value) if value is not None else 'none'}")
     return "; ".join(parts) or "as at the start"
+
+
+def compile_objective(path: str, text: str, options: dict | None = None, limits=None, root: str | None = None):
+    """The game of ``path`` and ``text``, a rules expression, compiled with it as an objective:
+    (game, Objective), or (None, diagnostics). The expression is worked out as a winner
+    criterion is, for each player (`player` is the one whose turn is analysed); the game
+    played is the file's own (the expression is not among its criteria)."""
+    from . import nodes as n
+    from .compiler import compile_game
+    from .limits import DEFAULT
+    from .parser import parse
+    from .pipeline import coerce_options, parse_file
+    from .source import Source
+    from .variants import resolve
+
+    limits = limits or DEFAULT
+    tree, diagnostics = parse_file(path, limits)
+    if tree is None:
+        return None, diagnostics
+    tree, more = resolve(tree, lambda base: parse_file(base, limits), root=root)
+    diagnostics = diagnostics + more
+    if tree is None or any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    extra, syntax = parse(Source("--objective", f"winner:\n    rule objective: most ({text})\n"), limits)
+    if extra is None:
+        return None, syntax
+    rule = extra.items[0].body[0]
+    items = list(tree.items)
+    at = next((i for i, item in enumerate(items) if isinstance(item, n.Section) and item.kind == "winner"), None)
+    if at is None:
+        items.append(extra.items[0])
+    else:
+        items[at] = attrs.evolve(items[at], body=items[at].body + (rule,))
+    values, problems = coerce_options(tree, options or {}, limits.number_digits)
+    if problems:
+        return None, problems
+    game, diagnostics = compile_game(attrs.evolve(tree, items=tuple(items)), values, limits)
+    errors = [d for d in diagnostics if d.is_error]
+    if game is None or errors:
+        return None, errors
+    check = game.criteria[-1]
+    game = attrs.evolve(game, criteria=game.criteria[:-1])
+    if limits != DEFAULT:
+        game = attrs.evolve(game, run_limits=limits)
+    return game, expression_objective(check, text)
