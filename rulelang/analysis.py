@@ -15,10 +15,12 @@ was in, or has more than ``max_states`` states is refused (``AnalysisRefused``).
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections.abc import Callable
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 import attrs
@@ -107,44 +109,50 @@ def expression_objective(check, text: str) -> Objective:
 
 
 class _Keys:
-    """``turn_key`` for the states of one analysis. Pieces of one kind with the same static
-    attributes are alike: two states that differ only in which of them lies where play on
-    alike, so a state's zones are keyed by what each piece is and shows, not by its id. The
-    faces of dice about to be rolled are left out (the roll replaces them). Where a rule holds
-    an id of such a piece (a variable, a counter, an option), the ids are kept in the key."""
+    """``turn_key`` for the states of one analysis. Pieces of one kind with the same attributes
+    are alike: two states that differ only in which of them lies where play on alike, so a
+    state's zones are keyed by what each piece is and the face it shows (a die's value and
+    number follow from its face; nothing else about a piece changes), not by its id. The faces
+    of dice about to be rolled are left out: the roll replaces them. Where a rule holds an id of
+    such a piece (a variable, a counter, an option), the ids are kept in the key. ``unordered``:
+    zones whose order the rules never read, keyed as multisets."""
 
     def __init__(self, unordered: frozenset[int] = frozenset()):
-        self.unordered = unordered  # zones whose order the rules never read: keyed as multisets
+        self.unordered = unordered
         self.count = -1
-        self.group: list[int] = []
+        self.canon: list[int] = []
         self.alike: frozenset[int] = frozenset()
 
     def _refresh(self, state: State) -> None:
         pieces = state.pieces
         count = len(pieces.kind)
         carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
+        kinds = state.game.kinds
+        _, value, number = state.dynamic
         by_sig: dict[tuple, list[int]] = {}
         for p in range(count):
             if p in carriers:  # what it carries goes with it: never alike
                 continue
-            by_sig.setdefault((pieces.kind[p],) + tuple(column[p] for column in pieces.columns), []).append(p)
-        group = [-1 - p for p in range(count)]
+            kind = pieces.kind[p]
+            shows = () if kinds[kind].face_labels else (value[p], number[p])
+            by_sig.setdefault((kind, shows) + tuple(column[p] for column in pieces.columns), []).append(p)
+        canon = list(range(count))
         alike = set()
-        for number, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
+        for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
             for p in members:
-                group[p] = number
+                canon[p] = -1 - group
                 alike.add(p)
-        self.count, self.group, self.alike = count, group, frozenset(alike)
+        self.count, self.canon, self.alike = count, canon, frozenset(alike)
 
     def key(self, state: State) -> tuple:
         if len(state.pieces.kind) != self.count:
             self._refresh(state)
         pending = state.pending
         frames = tuple((f[0], f[1], _freeze(f[2]), f[3]) for f in state.frames)
-        face, value, number = state.dynamic
         zones = state.zones
-        pieces = [p for zone in zones for p in zone]
-        dynamic: Any = None
+        pieces = list(chain.from_iterable(zones))
+        faces = list(map(state.dynamic[0].__getitem__, pieces))
+        rolled: Any = ()
         if pending is None:
             pending_key = None
         elif pending[0] == "roll":
@@ -152,44 +160,37 @@ class _Keys:
             where = state.where
             pending_key = ("roll", pending[1], tuple((kind, tuple((where[p], zones[where[p]].index(p)) for p in dice))
                                                      for kind, dice in pending[2]))
-            dynamic = tuple(None if p in rolled else (face[p], value[p], number[p]) for p in pieces)
+            faces = [None if p in rolled else f for p, f in zip(pieces, faces)]
         else:
             pending_key = (pending[0], pending[1] if pending[1].__class__ is int else id(pending[1]),
                            _freeze(pending[2]), pending[3:])
         counters = _freeze(state.counters)
         fired = _freeze(state.fired) if state.fired else ()
-        alike = self.alike
         ids = None
-        held = (tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired),
-                pending_key[2] if pending_key is not None and pending[0] == "choose" else None)
-        if alike and _mentions(held, alike):
+        if self.alike and _mentions((tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired),
+                                     pending_key[2] if pending_key is not None and pending[0] == "choose" else None),
+                                    self.alike):
             ids = tuple(pieces)
-        group = self.group
-        rest = (state.player, state.first_player, state.out, state.last_turns, state.used_once, state.finished,
-                state.turn_number, state.round_number)
+        rest = (frames, counters, fired, state.player, state.first_player, state.out, state.last_turns,
+                state.used_once, state.finished, state.turn_number, state.round_number)
         if self.unordered and ids is None:
-            return self._unordered_key(state, pending_key) + (frames, counters, fired) + rest
-        if dynamic is None:  # what each piece shows; above, the faces of dice being rolled are left out
-            dynamic = (tuple(map(face.__getitem__, pieces)), tuple(map(value.__getitem__, pieces)),
-                       tuple(map(number.__getitem__, pieces)))
-        return (tuple(map(len, zones)), tuple(map(group.__getitem__, pieces)), dynamic, ids, pending_key,
-                frames, counters, fired) + rest
+            return self._unordered_key(state, pending_key, rolled) + rest
+        return (tuple(map(len, zones)), tuple(map(self.canon.__getitem__, pieces)), tuple(faces), ids,
+                pending_key) + rest
 
-    def _unordered_key(self, state: State, pending_key) -> tuple:
+    def _unordered_key(self, state: State, pending_key, rolled) -> tuple:
         """The zones and the pending roll, with the zones of ``unordered`` as multisets."""
-        group, unordered = self.group, self.unordered
-        face, value, number = state.dynamic
-        rolled = {p for _, dice in state.pending[2] for p in dice} if pending_key and pending_key[0] == "roll" else ()
+        canon, unordered, face = self.canon, self.unordered, state.dynamic[0]
         zones = []
         for i, zone in enumerate(state.zones):
-            sigs = [(group[p],) if p in rolled else (group[p], face[p], value[p], number[p]) for p in zone]
+            sigs = [(canon[p], None if p in rolled else face[p]) for p in zone]
             if i in unordered:
                 sigs.sort(key=repr)
             zones.append(tuple(sigs))
         if rolled:
-            where, zones_now = state.where, state.zones
+            where, now = state.where, state.zones
             pending_key = ("roll", pending_key[1], tuple(
-                (kind, tuple(sorted((where[p], -1) if where[p] in unordered else (where[p], zones_now[where[p]].index(p))
+                (kind, tuple(sorted((where[p], -1) if where[p] in unordered else (where[p], now[where[p]].index(p))
                                     for p in dice)))
                 for kind, dice in state.pending[2]))
         return (tuple(zones), pending_key)
@@ -275,12 +276,16 @@ class Analysis:
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * max_steps + 200))
+        collecting = gc.isenabled()
+        gc.disable()  # the memo is many small tuples that live to the end: collecting them is wasted time
         try:
             self.value = self._value(root, self.root_key, 0, None, None)
         except RuntimeFault as fault:
             raise AnalysisRefused(f"the rules fault in a line of play: {fault.diagnostic.message}") from None
         finally:
             sys.setrecursionlimit(limit)
+            if collecting:
+                gc.enable()
 
     @property
     def states(self) -> int:
@@ -397,6 +402,14 @@ class Analysis:
         for action in reversed(path):
             state.apply_action(action)
         return state
+
+    def best_at(self, state: State):
+        """The player's best option at ``state`` when it is a decision of theirs already valued
+        (a later state of the analysed turn), else None."""
+        node = self.nodes.get(self._keys.key(state))
+        if node is None or node[1] != "max":
+            return None
+        return _ranked(node[2], "max")[0][0]
 
     def best_action(self):
         """The player's best option at the start (the first of equal ones); None at a chance node
