@@ -563,8 +563,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         if not 0 <= at <= len(actions):
             raise UsageError(f"--at takes 0 to {len(actions)}, the steps of the log")
         replay = gamelog.replay_log(state, actions[:at], args.log)
-        if replay.error:
-            err(printable(f"error: {replay.error}"))
+        if replay.mismatch is not None:
+            err(printable(f"error: {replay.mismatch}"))
             return EXIT_ERRORS
         state = replay.state
     try:
