@@ -135,7 +135,7 @@ class _Keys:
                 continue
             kind = pieces.kind[p]
             shows = () if kinds[kind].face_labels else (value[p], number[p])
-            by_sig.setdefault((kind, shows) + tuple(column[p] for column in pieces.columns), []).append(p)
+            by_sig.setdefault(_freeze((kind, shows) + tuple(column[p] for column in pieces.columns)), []).append(p)
         canon = list(range(count))
         alike = set()
         for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
