@@ -216,16 +216,16 @@ _CONTAINERS = frozenset((list, tuple, dict, set, frozenset))
 
 def _mentions(value: Any, ids: frozenset[int]) -> bool:
     """Whether ``value`` (frozen) holds an integer that is one of ``ids``: maybe a piece, maybe a
-    number, so the key keeps the ids."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        cls = item.__class__
-        if cls is int:
-            if item in ids:
+    number, so the key keeps the ids. (true counts as 1: a needless id kept only costs merges.)"""
+    cls = value.__class__
+    if cls is int:
+        return value in ids
+    if cls is tuple or cls is frozenset:
+        if not ids.isdisjoint(value):
+            return True
+        for item in value:
+            if (item.__class__ is tuple or item.__class__ is frozenset) and _mentions(item, ids):
                 return True
-        elif cls is tuple or cls is frozenset:
-            stack.extend(item)
     return False
 
 
