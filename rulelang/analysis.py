@@ -15,6 +15,7 @@ was in, or has more than ``max_states`` states is refused (``AnalysisRefused``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 import sys
@@ -276,16 +277,13 @@ class Analysis:
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * max_steps + 200))
-        collecting = gc.isenabled()
-        gc.disable()  # the memo is many small tuples that live to the end: collecting them is wasted time
         try:
-            self.value = self._value(root, self.root_key, 0, None, None)
+            with _no_collection():
+                self.value = self._value(root, self.root_key, 0, None, None)
         except RuntimeFault as fault:
             raise AnalysisRefused(f"the rules fault in a line of play: {fault.diagnostic.message}") from None
         finally:
             sys.setrecursionlimit(limit)
-            if collecting:
-                gc.enable()
 
     @property
     def states(self) -> int:
@@ -377,7 +375,8 @@ class Analysis:
 
     def policy(self, top: int | None = 20) -> list[PolicyLine]:
         """The player's decisions reached under best play, most probable first (``top`` of them)."""
-        reach = self.reach()
+        with _no_collection():
+            reach = self.reach()
         keys = [k for k, p in reach.items() if p and self.nodes[k][1] == "max"]
         keys.sort(key=lambda k: -reach[k])
         lines = []
@@ -418,6 +417,18 @@ class Analysis:
         if node[1] != "max":
             return None
         return _ranked(node[2], "max")[0][0]
+
+
+@contextlib.contextmanager
+def _no_collection():
+    """The memo is many small tuples that live to the end: collecting them is wasted time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _ranked(children, kind: str) -> list:
