@@ -273,7 +273,7 @@ class SolverAgent(Agent):
         try:
             result = analysis.Analysis(sample, self._objective(sample.game), max_states=self.budget,
                                        max_steps=self.max_steps)
-        except analysis.AnalysisRefused:
+        except (analysis.AnalysisRefused, RuntimeFault):  # a line of play the rules cannot go on with
             self.kept = None
             return self.fallback.choose(view)
         self.kept = result

@@ -26,7 +26,6 @@ from typing import Any
 
 import attrs
 
-from .diagnostics import RuntimeFault
 from .engine_values import _value_text
 from .runtime import CHANCE, State
 
@@ -277,11 +276,9 @@ class Analysis:
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * max_steps + 200))
-        try:
+        try:  # a RuntimeFault in a line of play goes to the caller: it names the rule
             with _no_collection():
                 self.value = self._value(root, self.root_key, 0, None, None)
-        except RuntimeFault as fault:
-            raise AnalysisRefused(f"the rules fault in a line of play: {fault.diagnostic.message}") from None
         finally:
             sys.setrecursionlimit(limit)
 
