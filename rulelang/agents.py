@@ -242,7 +242,7 @@ class SolverAgent(Agent):
 
     name = "solver"
 
-    def __init__(self, seed: int | None = None, budget: int = 20000, objective: str = "lead", max_steps: int = 400,
+    def __init__(self, seed: int | None = None, budget: int = 5000, objective: str = "lead", max_steps: int = 400,
                  **mc_options):
         super().__init__(seed)
         if objective not in ("lead", "gain", "success"):
