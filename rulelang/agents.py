@@ -17,7 +17,7 @@ from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
-__all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView",
+__all__ = ["AGENTS", "Agent", "DeduceAgent", "MonteCarloAgent", "RandomAgent", "RoundMonteCarloAgent", "SeatView", "SolverAgent",
            "check_bot", "evaluate", "make_agent", "parse_bot", "play_game", "seat_view"]
 
 
@@ -230,7 +230,69 @@ class RoundMonteCarloAgent(MonteCarloAgent):
         super().__init__(seed, **options)
 
 
-AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCarloAgent, "deduce": DeduceAgent}
+class SolverAgent(Agent):
+    """Plays each decision of its own turn by the exact analysis of the rest of the turn
+    (rulelang.analysis), on ``view.sample_state``: a determinized state, so it never sees what
+    its seat cannot. Its objective: ``lead`` (default: how much the turn changes ``evaluate``,
+    the seat's lead under the first winner criterion, plus 100 x its share of a game that
+    ends), ``gain`` or ``success`` (as ``rulelang analyze`` defines them). ``budget``: states
+    valued in one decision; past it, or on a turn that need not end, it plays as ``mc``. The
+    analysis is kept for the next decision of the same turn, where the state is among those
+    already valued."""
+
+    name = "solver"
+
+    def __init__(self, seed: int | None = None, budget: int = 5000, objective: str = "lead", max_steps: int = 400,
+                 **mc_options):
+        super().__init__(seed)
+        if objective not in ("lead", "gain", "success"):
+            raise ValueError(f"an objective is `lead`, `gain` or `success`, not {objective!r}")
+        self.budget, self.objective, self.max_steps = budget, objective, max_steps
+        self.fallback = MonteCarloAgent(self.rng.randrange(1 << 30), **mc_options)
+        self.kept = None  # the last analysis, for the next decision of the same turn
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        self.fallback.reseed(self.rng.randrange(1 << 30))
+
+    def choose(self, view: SeatView):
+        from . import analysis
+
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        sample = view.sample_state(self.rng)
+        kept = self.kept
+        if kept is not None and kept.seat == view.seat and kept.turn == sample.turn_number:
+            found = kept.best_at(sample)
+            if found is not None:
+                return found
+        try:
+            result = analysis.Analysis(sample, self._objective(sample.game), max_states=self.budget,
+                                       max_steps=self.max_steps)
+        except (analysis.AnalysisRefused, RuntimeFault):  # a line of play the rules cannot go on with
+            self.kept = None
+            return self.fallback.choose(view)
+        self.kept = result
+        best = result.best_action()
+        return best if best is not None else self.fallback.choose(view)
+
+    def _objective(self, game):
+        from . import analysis
+
+        if self.objective == "gain":
+            return analysis.gain_objective(game)
+        if self.objective == "success":
+            return analysis.success_objective(game)
+        return analysis.Objective("lead", "the change of the seat's lead (agents.evaluate)",
+                                  lambda state, seat, start: evaluate(state, seat) - start, evaluate)
+
+
+AGENTS = {"random": RandomAgent, "mc": MonteCarloAgent, "mc_round": RoundMonteCarloAgent, "deduce": DeduceAgent,
+          "solver": SolverAgent}
 
 
 def make_agent(name: str, seed: int | None = None, **options) -> Agent:

@@ -568,6 +568,104 @@ def play_batch(args: argparse.Namespace, job: batch.Job, game: GameDef) -> batch
             bar.__exit__(None, None, None)
 
 
+# ---------------------------------------------------------------------- analyze
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """The exact value of best play for one turn, and the best-play policy (rulelang.analysis)."""
+    import time
+    from fractions import Fraction
+
+    from . import analysis
+
+    if args.top < 0 or args.max_states < 1 or args.max_steps < 1:
+        raise UsageError("--top, --max-states and --max-steps take positive numbers")
+    limits = parse_limits(args.limit)
+    options = parse_options(args.option)
+    root = None
+    if args.log is not None:
+        loaded = replay_file(args.log, args.file and find_rules(args.file), limits)
+        if isinstance(loaded, int):
+            return loaded
+        log_data, _, _ = loaded
+        rules = args.file and find_rules(args.file) or str(gamelog.rules_of_log(log_data))
+        root = None if args.file else str(Path(args.log).parent)
+        options = {**(log_data.header.get("options") or {}), **options}
+        players = log_data.header["players"]
+    else:
+        if args.file is None:
+            raise UsageError("give a rules file, or a log with --log")
+        if args.at is not None:
+            raise UsageError("--at needs --log")
+        rules = find_rules(args.file)
+        players = args.players
+    objective_text = args.objective or "gain"
+    objective = None
+    if objective_text in ("gain", "success"):
+        game, code = load_game(rules, options, limits, root)
+        if game is None:
+            return code
+    else:
+        game, objective = analysis.compile_objective(rules, objective_text, options, limits, root)
+        if game is None:
+            problems = objective
+            for i, d in enumerate(problems):
+                err(render_full(d) + ("\n" if i < len(problems) - 1 else ""))
+            return EXIT_ERRORS
+    players = game.min_players if players is None else players
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, not {players}")
+    state = game.new_initial_state(players)
+    if args.log is not None:
+        actions = list(log_data.actions)
+        at = len(actions) if args.at is None else args.at
+        if not 0 <= at <= len(actions):
+            raise UsageError(f"--at takes 0 to {len(actions)}, the steps of the log")
+        replay = gamelog.replay_log(state, actions[:at], args.log)
+        if replay.mismatch is not None:
+            err(printable(f"error: {replay.mismatch}"))
+            return EXIT_ERRORS
+        state = replay.state
+    try:
+        if objective is None:
+            objective = (analysis.gain_objective if objective_text == "gain" else analysis.success_objective)(game)
+        started = time.perf_counter()
+        result = analysis.Analysis(state, objective, args.exact, args.max_states, args.max_steps)
+        seconds = time.perf_counter() - started
+        policy = result.policy(args.top)
+    except analysis.AnalysisRefused as refused:
+        err(printable(f"rulelang analyze: the turn cannot be analysed: {refused}"))
+        return EXIT_USAGE
+
+    def number(value) -> Any:
+        if args.format == "json":
+            return str(value) if isinstance(value, Fraction) else value
+        if isinstance(value, Fraction):
+            return f"{value} (~{float(value):.4f})" if value.denominator != 1 else str(value)
+        return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+    where = f"round {state.round_number}, turn {state.turn_number}"
+    if args.format == "json":
+        print(json.dumps({
+            "game": game.name, "players": players, "seat": result.seat, "at": where,
+            "objective": objective.name, "value": number(result.value), "exact": args.exact,
+            "states": result.states, "seconds": round(seconds, 3),
+            "policy": [{"probability": number(line.probability), "situation": line.situation, "best": line.best,
+                        "value": number(line.value), "runner_up": line.runner_up,
+                        "runner_up_value": None if line.runner_up is None else number(line.runner_up_value)}
+                       for line in policy]}, indent=2))
+        return EXIT_OK
+    print(printable(f"{game.name}, {players} players: player {result.seat + 1}'s turn, from {where}"))
+    print(printable(f"objective: {objective.text}"))
+    print(f"value of best play: {number(result.value)}")
+    print(f"{result.states:,} states valued in {seconds:.2f} s")
+    if policy:
+        print(f"\nbest play, the {len(policy)} likeliest decisions (chance of reaching it, what the player sees:"
+              " best option = value; runner-up = value):")
+        for line in policy:
+            runner = "" if line.runner_up is None else f"; {line.runner_up} = {number(line.runner_up_value)}"
+            print(printable(f"{number(line.probability):>8}  {line.situation}: {line.best} = {number(line.value)}{runner}"))
+    return EXIT_OK
+
+
 def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:
     """The bot of each seat, from --bots (one bot for every seat, or one per seat) and --players."""
     bots = [bot_spec(b) for b in (bots_arg or "random").split(",")]
@@ -744,6 +842,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_batch_options(compare_)
     add_limit_option(compare_)
     compare_.set_defaults(handler=cmd_compare, max_faults=10**9, check=False, rotate=False)
+    analyze_ = sub.add_parser(
+        "analyze", help="the exact value of best play for one turn, and the best-play policy",
+        description="Expectimax over every roll outcome (exact probabilities) and every option of one turn, "
+        "from a turn's start (the game's first turn, or a log's state with --log and --at), until the turn "
+        "ends. The player whose turn it is plays best; another seat deciding in that turn plays worst for "
+        "them. Objectives: `gain` (default: the first winner rule's value for the player at the turn's end "
+        "minus at the start; for a `least` rule, start minus end), `success` (the chance that the turn gains "
+        "something under that rule), or any rules expression worked out for the player at the turn's end "
+        "(true counts 1). A turn that does not end within --max-steps steps, can come back to a state it was "
+        "in, or has more than --max-states states is refused (exit 2).")
+    analyze_.add_argument("file", nargs="?", metavar="FILE", help="the rules file (with --log: instead of the log's)")
+    analyze_.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
+    analyze_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
+    analyze_.add_argument("--log", metavar="LOG", help="analyse from a state of this game log")
+    analyze_.add_argument("--at", type=int, metavar="N", help="with --log: the state after N steps (default: the end)")
+    analyze_.add_argument("--objective", metavar="gain|success|EXPR", help="what the turn is worth (default: gain)")
+    analyze_.add_argument("--exact", action="store_true", help="exact fractions instead of floats")
+    analyze_.add_argument("--top", type=int, default=20, metavar="N", help="decisions listed in the policy (default 20)")
+    analyze_.add_argument("--format", choices=("text", "json"), default="text")
+    analyze_.add_argument("--max-states", type=int, default=2_000_000, metavar="N",
+                          help="refuse a turn with more states than this (default 2,000,000)")
+    analyze_.add_argument("--max-steps", type=int, default=400, metavar="N",
+                          help="refuse a turn that does not end within N steps (default 400)")
+    add_limit_option(analyze_)
+    analyze_.set_defaults(handler=cmd_analyze)
 
     diff_ = sub.add_parser("diff", help="what a variant adds, replaces or removes from a base game")
     diff_.add_argument("base", metavar="BASE")

@@ -1,0 +1,509 @@
+"""Exact analysis of one turn: expectimax over the engine's own chance outcomes and legal actions.
+
+From a state (the start of a turn, or any state within one) the analysis plays every way the
+turn can go: every outcome of each roll, draw or shuffle with its exact probability, and every
+option of each decision, until the turn ends (a new turn or round begins, or the game ends).
+The player whose turn it is takes the option of highest value; another seat deciding within
+that turn takes the lowest (a cautious value). States that play on alike are merged
+(``turn_key``), so each is valued once. The value is that of an ``Objective`` at the turn's end.
+
+``Analysis.policy(top)`` lists the decisions reached under best play, most probable first,
+each described from what the player sees (``describe``), with the best option's value and the
+runner-up's. A turn that does not end within ``max_steps`` steps, can come back to a state it
+was in, or has more than ``max_states`` states is refused (``AnalysisRefused``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+from itertools import chain
+from typing import Any
+
+import attrs
+
+from .engine_values import _value_text
+from .runtime import CHANCE, State
+
+MAX_STATES = 2_000_000  # states valued in one analysis
+MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
+
+
+class AnalysisRefused(Exception):
+    """The turn cannot be analysed exactly: the message says why, in the language's words."""
+
+
+@attrs.frozen
+class Objective:
+    """What a turn is worth at its end: ``value(state, seat, start)`` with ``start`` what
+    ``baseline(state, seat)`` gave at the start of the analysis; ``text`` says it in words."""
+
+    name: str
+    text: str
+    value: Callable[[State, int, Any], Any]
+    baseline: Callable[[State, int], Any] = lambda state, seat: None
+
+
+def _criterion(state: State, seat: int, check) -> Any:
+    """A winner criterion's value for ``seat`` (as ``State.scores`` works it out)."""
+    saved = state.player
+    state.player = seat
+    try:
+        return state._evaluate(check, f"winner rule `{state.game.rules[check.rule].name}`")
+    finally:
+        state.player = saved
+
+
+def _number(value, what: str) -> Any:
+    if value.__class__ is bool:
+        return int(value)
+    if value.__class__ not in (int, float, Fraction):
+        raise AnalysisRefused(f"{what} is {_value_text(value)} here, not a number")
+    return value
+
+
+def gain_objective(game) -> Objective:
+    """What the turn gains under the first winner criterion: its value for the player at the
+    turn's end minus at the start (for a `least` criterion, the start minus the end)."""
+    if not game.criteria:
+        raise AnalysisRefused("the game has no winner criterion to measure a turn's gain; "
+                              "give an objective: --objective EXPR")
+    check = game.criteria[0]
+    sign = 1 if check.kind == "most" else -1
+    what = f"the winner rule `{game.rules[check.rule].name}`"
+
+    def baseline(state: State, seat: int):
+        return _number(_criterion(state, seat, check), what)
+
+    def value(state: State, seat: int, start):
+        return sign * (_number(_criterion(state, seat, check), what) - start)
+
+    return Objective("gain", f"what the turn gains under the winner rule `{game.rules[check.rule].name}` "
+                     f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'})",
+                     value, baseline)
+
+
+def success_objective(game) -> Objective:
+    """1 when the turn gains something under the first winner criterion (``gain_objective``
+    above zero), else 0: a turn that leaves the player's score as it was, or lowers it, fails."""
+    gain = gain_objective(game)
+    rule = game.rules[game.criteria[0].rule].name
+    return Objective("success", f"the chance that the turn gains something under the winner rule `{rule}`",
+                     lambda state, seat, start: int(gain.value(state, seat, start) > 0), gain.baseline)
+
+
+def expression_objective(check, text: str) -> Objective:
+    """The value of a rules expression for the player at the turn's end (true counts 1, false
+    0); ``check`` is the expression compiled as a winner criterion (``compile_objective``)."""
+    def value(state: State, seat: int, start):
+        return _number(_criterion(state, seat, check), f"`{text}`")
+
+    return Objective(text, f"`{text}` for the player at the turn's end", value)
+
+
+# ---------------------------------------------------------------------- states that play on alike
+
+
+class _Keys:
+    """``turn_key`` for the states of one analysis. Pieces of one kind with the same attributes
+    are alike: two states that differ only in which of them lies where play on alike, so a
+    state's zones are keyed by what each piece is and the face it shows (a die's value and
+    number follow from its face; nothing else about a piece changes), not by its id. The faces
+    of dice about to be rolled are left out: the roll replaces them. Where a rule holds an id of
+    such a piece (a variable, a counter, an option), the ids are kept in the key. ``unordered``:
+    zones whose order the rules never read, keyed as multisets."""
+
+    def __init__(self, unordered: frozenset[int] = frozenset()):
+        self.unordered = unordered
+        self.count = -1
+        self.canon: list[int] = []
+        self.alike: frozenset[int] = frozenset()
+
+    def _refresh(self, state: State) -> None:
+        pieces = state.pieces
+        count = len(pieces.kind)
+        carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
+        kinds = state.game.kinds
+        _, value, number = state.dynamic
+        by_sig: dict[tuple, list[int]] = {}
+        for p in range(count):
+            if p in carriers:  # what it carries goes with it: never alike
+                continue
+            kind = pieces.kind[p]
+            shows = () if kinds[kind].face_labels else (value[p], number[p])
+            by_sig.setdefault(_freeze((kind, shows) + tuple(column[p] for column in pieces.columns)), []).append(p)
+        canon = list(range(count))
+        alike = set()
+        for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
+            for p in members:
+                canon[p] = -1 - group
+                alike.add(p)
+        self.count, self.canon, self.alike = count, canon, frozenset(alike)
+
+    def key(self, state: State) -> tuple:
+        if len(state.pieces.kind) != self.count:
+            self._refresh(state)
+        pending = state.pending
+        frames = tuple((f[0], f[1], _freeze(f[2]), f[3]) for f in state.frames)
+        zones = state.zones
+        pieces = list(chain.from_iterable(zones))
+        faces = list(map(state.dynamic[0].__getitem__, pieces))
+        rolled: Any = ()
+        if pending is None:
+            pending_key = None
+        elif pending[0] == "roll":
+            rolled = {p for _, dice in pending[2] for p in dice}
+            where = state.where
+            pending_key = ("roll", pending[1], tuple((kind, tuple((where[p], zones[where[p]].index(p)) for p in dice))
+                                                     for kind, dice in pending[2]))
+            faces = [None if p in rolled else f for p, f in zip(pieces, faces)]
+        else:
+            pending_key = (pending[0], pending[1] if pending[1].__class__ is int else id(pending[1]),
+                           _freeze(pending[2]), pending[3:])
+        counters = _freeze(state.counters)
+        fired = _freeze(state.fired) if state.fired else ()
+        ids = None
+        if self.alike and _mentions((tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired),
+                                     pending_key[2] if pending_key is not None and pending[0] == "choose" else None),
+                                    self.alike):
+            ids = tuple(pieces)
+        rest = (frames, counters, fired, state.player, state.first_player, state.out, state.last_turns,
+                state.used_once, state.finished, state.turn_number, state.round_number)
+        if self.unordered and ids is None:
+            return self._unordered_key(state, pending_key, rolled) + rest
+        return (tuple(map(len, zones)), tuple(map(self.canon.__getitem__, pieces)), tuple(faces), ids,
+                pending_key) + rest
+
+    def _unordered_key(self, state: State, pending_key, rolled) -> tuple:
+        """The zones and the pending roll, with the zones of ``unordered`` as multisets."""
+        canon, unordered, face = self.canon, self.unordered, state.dynamic[0]
+        zones = []
+        for i, zone in enumerate(state.zones):
+            sigs = [(canon[p], None if p in rolled else face[p]) for p in zone]
+            if i in unordered:
+                sigs.sort(key=repr)
+            zones.append(tuple(sigs))
+        if rolled:
+            where, now = state.where, state.zones
+            pending_key = ("roll", pending_key[1], tuple(
+                (kind, tuple(sorted((where[p], -1) if where[p] in unordered else (where[p], now[where[p]].index(p))
+                                    for p in dice)))
+                for kind, dice in state.pending[2]))
+        return (tuple(zones), pending_key)
+
+
+def _freeze(value: Any) -> Any:
+    """A value as a hashable one: lists become tuples, all the way down."""
+    cls = value.__class__
+    if cls is list or cls is tuple:
+        for v in value:
+            if v.__class__ in _CONTAINERS:
+                return tuple(map(_freeze, value))
+        return tuple(value)
+    if cls is dict:
+        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if cls is set or cls is frozenset:
+        return frozenset(map(_freeze, value))
+    return value
+
+
+_CONTAINERS = frozenset((list, tuple, dict, set, frozenset))
+
+
+def _mentions(value: Any, ids: frozenset[int]) -> bool:
+    """Whether ``value`` (frozen) holds an integer that is one of ``ids``: maybe a piece, maybe a
+    number, so the key keeps the ids. (true counts as 1: a needless id kept only costs merges.)"""
+    cls = value.__class__
+    if cls is int:
+        return value in ids
+    if cls is tuple or cls is frozenset:
+        if not ids.isdisjoint(value):
+            return True
+        for item in value:
+            if (item.__class__ is tuple or item.__class__ is frozenset) and _mentions(item, ids):
+                return True
+    return False
+
+
+def turn_key(state: State) -> tuple:
+    """What makes two states of a turn play on alike (see ``_Keys``)."""
+    return _Keys().key(state)
+
+
+# ---------------------------------------------------------------------- the analysis
+
+
+@attrs.frozen
+class PolicyLine:
+    """A decision reached under best play: how likely it is to be reached, what the player sees,
+    the best option and its value, the runner-up and its value (None when there is one option)."""
+
+    probability: Any
+    situation: str
+    best: str
+    value: Any
+    runner_up: str | None
+    runner_up_value: Any
+
+
+class Analysis:
+    """The exact value of best play for the rest of a turn (see the module's docstring)."""
+
+    def __init__(self, state: State, objective: Objective, exact: bool = False,
+                 max_states: int = MAX_STATES, max_steps: int = MAX_STEPS, unordered: frozenset[int] = frozenset()):
+        if state.is_terminal():
+            raise AnalysisRefused("the game is over: there is no turn to analyse")
+        root = state.clone(tracing=False)
+        root.events, root.history, root.seen_lines = [], [], {}
+        root.knows = root.seen_counters = None  # what seats know does not change play
+        self.start = state
+        self.seat = root.player
+        self.objective = objective
+        self.exact = exact
+        self.max_states, self.max_steps = max_states, max_steps
+        self.turn, self.round = root.turn_number, root.round_number
+        self.baseline = objective.baseline(root, self.seat)
+        self._keys = _Keys(unordered)
+        # key -> [value, kind, children, parent key, action from the parent]; kind: "end",
+        # "chance" (children: (probability, key)), "max"/"min" (children: (action, key)).
+        self.nodes: dict[tuple, list] = {}
+        self._order: list[tuple] = []  # keys as their values were found: children before parents
+        self._on_path: set[tuple] = set()
+        self.root_key = self._keys.key(root)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * max_steps + 200))
+        try:  # a RuntimeFault in a line of play goes to the caller: it names the rule
+            with _no_collection():
+                self.value = self._value(root, self.root_key, 0, None, None)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    @property
+    def states(self) -> int:
+        """States valued (each once)."""
+        return len(self.nodes)
+
+    def _probability(self, p: Fraction):
+        return p if self.exact else float(p)
+
+    def _value(self, state: State, key: tuple, depth: int, parent, action):
+        if state.finished or state.turn_number != self.turn or state.round_number != self.round:
+            value = self.objective.value(state, self.seat, self.baseline)
+            if self.exact and value.__class__ is float:
+                value = Fraction(value)
+            self.nodes[key] = [value, "end", (), parent, action]
+            self._order.append(key)
+            return value
+        if depth >= self.max_steps:
+            raise AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
+                                  "outcomes): it may not end in a bounded number of steps")
+        if len(self.nodes) >= self.max_states:
+            raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
+        node = [None, None, None, parent, action]
+        self.nodes[key] = node
+        self._on_path.add(key)
+        player = state.current_player()
+        if player == CHANCE:
+            merged: dict[tuple, Any] = {}
+            outcomes = state.chance_outcomes()
+            last = len(outcomes) - 1
+            total = 0
+            for i, (outcome, p) in enumerate(outcomes):
+                p = self._probability(p)
+                child = state if i == last else state.clone(tracing=False)
+                child.apply_action(outcome)
+                child_key = self._keys.key(child)
+                if child_key in merged:
+                    merged[child_key] += p
+                    total += p * self.nodes[child_key][0]
+                    continue
+                merged[child_key] = p
+                total += p * self._child(child, child_key, depth, key, outcome)
+            node[1], node[2] = "chance", tuple((p, k) for k, p in merged.items())
+            value = total
+        else:
+            actions = state.legal_actions()
+            last = len(actions) - 1
+            children = []
+            for i, a in enumerate(actions):
+                child = state if i == last else state.clone(tracing=False)
+                child.apply_action(a)
+                child_key = self._keys.key(child)
+                children.append((a, child_key, self._child(child, child_key, depth, key, a)))
+            mine = player == self.seat
+            value = (max if mine else min)(v for _, _, v in children)
+            node[1], node[2] = ("max" if mine else "min"), tuple(children)
+        node[0] = value
+        self._on_path.discard(key)
+        self._order.append(key)
+        return value
+
+    def _child(self, child: State, child_key: tuple, depth: int, parent, action):
+        found = self.nodes.get(child_key)
+        if found is not None:
+            if child_key in self._on_path:
+                raise AnalysisRefused("the turn can come back to a state it was in, so it need not end "
+                                      "in a bounded number of steps")
+            return found[0]
+        return self._value(child, child_key, depth + 1, parent, action)
+
+    # ------------------------------------------------------------------ the policy
+
+    def reach(self) -> dict[tuple, Any]:
+        """How likely each state is to be reached from the start under best play (the player's
+        best option, another seat's worst for the player)."""
+        reach: dict[tuple, Any] = {self.root_key: 1 if self.exact else 1.0}
+        for key in reversed(self._order):  # parents before children
+            p = reach.get(key)
+            if not p:
+                continue
+            value, kind, children = self.nodes[key][:3]
+            if kind == "chance":
+                for q, child in children:
+                    reach[child] = reach.get(child, 0) + p * q
+            elif kind in ("max", "min"):
+                action, child, _ = _ranked(children, kind)[0]
+                reach[child] = reach.get(child, 0) + p
+        return reach
+
+    def policy(self, top: int | None = 20) -> list[PolicyLine]:
+        """The player's decisions reached under best play, most probable first (``top`` of them)."""
+        with _no_collection():
+            reach = self.reach()
+        keys = [k for k, p in reach.items() if p and self.nodes[k][1] == "max"]
+        keys.sort(key=lambda k: -reach[k])
+        lines = []
+        for key in keys[:top]:
+            state = self._replay(key)
+            ranked = _ranked(self.nodes[key][2], "max")
+            best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
+            lines.append(PolicyLine(
+                reach[key], describe(state, self.start, self.seat), state.action_to_string(best[0]), best[2],
+                None if second is None else state.action_to_string(second[0]),
+                None if second is None else second[2]))
+        return lines
+
+    def _replay(self, key: tuple) -> State:
+        """The state of ``key``, played again from the start along the path that found it."""
+        path = []
+        while key != self.root_key:
+            _, _, _, parent, action = self.nodes[key]
+            path.append(action)
+            key = parent
+        state = self.start.clone()
+        for action in reversed(path):
+            state.apply_action(action)
+        return state
+
+    def best_at(self, state: State):
+        """The player's best option at ``state`` when it is a decision of theirs already valued
+        (a later state of the analysed turn), else None."""
+        node = self.nodes.get(self._keys.key(state))
+        if node is None or node[1] != "max":
+            return None
+        return _ranked(node[2], "max")[0][0]
+
+    def best_action(self):
+        """The player's best option at the start (the first of equal ones); None at a chance node
+        or another seat's decision."""
+        node = self.nodes[self.root_key]
+        if node[1] != "max":
+            return None
+        return _ranked(node[2], "max")[0][0]
+
+
+@contextlib.contextmanager
+def _no_collection():
+    """The memo is many small tuples that live to the end: collecting them is wasted time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _ranked(children, kind: str) -> list:
+    """Options best first for ``kind`` ("max": highest value), ties in the options' order."""
+    sign = -1 if kind == "max" else 1
+    return sorted(children, key=lambda child: sign * child[2])
+
+
+_SHOWING = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]* showing ")
+
+
+def describe(state: State, start: State, seat: int) -> str:
+    """A decision's situation as the player sees it: the zones and the shared `show` values
+    that differ from the start of the analysis (dice by the face they show)."""
+    now, before = state.observation(seat)["zones"], start.observation(seat)["zones"]
+    parts = []
+    for name, pieces in now.items():
+        if before.get(name) == pieces:
+            continue
+        if isinstance(pieces, list):
+            text = " ".join(_SHOWING.sub("", piece) for piece in pieces) or "empty"
+        elif "top" in pieces:
+            text = f"{pieces['count']}, top {pieces['top'] if pieces['top'] is not None else 'none'}"
+        else:
+            text = f"{pieces['count']} hidden"
+        parts.append(f"{name}: {text}")
+    counters, counters_before = state.observation(seat)["counters"], start.observation(seat)["counters"]
+    for name, value in counters.items():
+        if counters_before.get(name) != value:
+            parts.append(f"{name}: {_value_text(value)}")
+    shown_now, _ = state.shown_values(seat)
+    shown_before, _ = start.shown_values(seat)
+    for name, value in shown_now.items():
+        if shown_before.get(name) != value:
+            parts.append(f"{name}: {_value_text(value) if value is not None else 'none'}")
+    return "; ".join(parts) or "as at the start"
+
+
+def compile_objective(path: str, text: str, options: dict | None = None, limits=None, root: str | None = None):
+    """The game of ``path`` and ``text``, a rules expression, compiled with it as an objective:
+    (game, Objective), or (None, diagnostics). The expression is worked out as a winner
+    criterion is, for each player (`player` is the one whose turn is analysed); the game
+    played is the file's own (the expression is not among its criteria)."""
+    from . import nodes as n
+    from .compiler import compile_game
+    from .limits import DEFAULT
+    from .parser import parse
+    from .pipeline import coerce_options, parse_file
+    from .source import Source
+    from .variants import resolve
+
+    limits = limits or DEFAULT
+    tree, diagnostics = parse_file(path, limits)
+    if tree is None:
+        return None, diagnostics
+    tree, more = resolve(tree, lambda base: parse_file(base, limits), root=root)
+    diagnostics = diagnostics + more
+    if tree is None or any(d.is_error for d in diagnostics):
+        return None, diagnostics
+    extra, syntax = parse(Source("--objective", f"winner:\n    rule objective: most ({text})\n"), limits)
+    if extra is None:
+        return None, syntax
+    rule = extra.items[0].body[0]
+    items = list(tree.items)
+    at = next((i for i, item in enumerate(items) if isinstance(item, n.Section) and item.kind == "winner"), None)
+    if at is None:
+        items.append(extra.items[0])
+    else:
+        items[at] = attrs.evolve(items[at], body=items[at].body + (rule,))
+    values, problems = coerce_options(tree, options or {}, limits.number_digits)
+    if problems:
+        return None, problems
+    game, diagnostics = compile_game(attrs.evolve(tree, items=tuple(items)), values, limits)
+    errors = [d for d in diagnostics if d.is_error]
+    if game is None or errors:
+        return None, errors
+    check = game.criteria[-1]
+    game = attrs.evolve(game, criteria=game.criteria[:-1])
+    if limits != DEFAULT:
+        game = attrs.evolve(game, run_limits=limits)
+    return game, expression_objective(check, text)

@@ -1,0 +1,160 @@
+"""The exact analysis of one turn (rulelang.analysis, `rulelang analyze`) and the solver bot.
+
+Values are checked against answers worked out by hand (tests/language/two_rolls.rules) and, for
+Pickomino, against a hand-written solution of the same turn that knows nothing of the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import itertools
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import rulelang
+from rulelang import analysis, cli
+from rulelang.agents import make_agent, seat_view
+
+ROOT = Path(__file__).resolve().parent.parent
+TWO_ROLLS = str(ROOT / "tests" / "language" / "two_rolls.rules")
+PICKOMINO = str(ROOT / "games" / "pickomino.rules")
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, error = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(error):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), error.getvalue()
+
+
+# By hand: the first roll is 1 (lost), 2 or 3, each 1/3. From a total t, rolling again is worth
+# (0 + (t + 2) + (t + 3)) / 3, more than holding t when t < 5: so roll again on 2 and on 3.
+# Gain: (0 + 3 + 11/3) / 3 = 20/9. Success (the turn gains something): hold, 2/3.
+# `score of player >= 4`: reached only by rolling again from 2 or 3, 2/3 each time: 4/9.
+@pytest.mark.parametrize("objective, expected", [("gain", Fraction(20, 9)), ("success", Fraction(2, 3)),
+                                                 ("score of player >= 4", Fraction(4, 9))])
+def test_two_rolls_values_by_hand(objective, expected):
+    if objective in ("gain", "success"):
+        game = rulelang.load(TWO_ROLLS)
+        chosen = (analysis.gain_objective if objective == "gain" else analysis.success_objective)(game)
+    else:
+        game, chosen = analysis.compile_objective(TWO_ROLLS, objective)
+    result = analysis.Analysis(game.new_initial_state(2), chosen, exact=True)
+    assert result.value == expected
+    floats = analysis.Analysis(game.new_initial_state(2), chosen)
+    assert floats.value == pytest.approx(float(expected))
+
+
+def test_two_rolls_policy():
+    game = rulelang.load(TWO_ROLLS)
+    lines = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), exact=True).policy()
+    assert [(line.probability, line.best, line.value, line.runner_up, line.runner_up_value) for line in lines] == [
+        (Fraction(1, 3), "roll again", 3, "hold", 2),
+        (Fraction(1, 3), "roll again", Fraction(11, 3), "hold", 3)]
+    assert lines[0].situation == "table: 2; turn_total: 2; rolls: 1"
+
+
+def _pickomino_success(kept: tuple[int, ...], dice: int) -> Fraction:
+    """The chance of ending a Pickomino turn with a tile, all 16 on the grill, by best play:
+    ``kept`` counts the dice set aside per face (1-5, worm), ``dice`` are left to roll."""
+    @functools.cache
+    def stop(kept):
+        return Fraction(int(kept[5] > 0 and sum(c * v for c, v in zip(kept, (1, 2, 3, 4, 5, 5))) >= 21))
+
+    @functools.cache
+    def roll(kept, dice):
+        total = Fraction(0)
+        for faces in itertools.combinations_with_replacement(range(6), dice):
+            counts = [faces.count(f) for f in range(6)]
+            ways = math.factorial(dice)
+            for c in counts:
+                ways //= math.factorial(c)
+            best = Fraction(0)  # no new symbol: the turn fails
+            for face in range(6):
+                if counts[face] and not kept[face]:
+                    after = tuple(k + (counts[face] if f == face else 0) for f, k in enumerate(kept))
+                    left = dice - counts[face]
+                    value = stop(after) if left == 0 or all(after) else max(stop(after), roll(after, left))
+                    best = max(best, value)
+            total += ways * best
+        return total / 6 ** dice
+
+    return roll(kept, dice)
+
+
+def _pickomino_after_four_fives():
+    game = rulelang.load(PICKOMINO)
+    state = game.new_initial_state(3)
+    state.apply_action(state.outcome_from_labels([5, 5, 5, 5, 1, 2, 3, 4]))
+    state.apply_action([state.action_to_string(a) for a in state.legal_actions()].index("set aside: 5"))
+    state.apply_action([state.action_to_string(a) for a in state.legal_actions()].index("roll again"))
+    return game, state
+
+
+def test_pickomino_success_matches_a_hand_written_solution():
+    """Four 5s set aside, four dice to roll: the engine's exact value is the hand-written one."""
+    game, state = _pickomino_after_four_fives()
+    result = analysis.Analysis(state, analysis.success_objective(game), exact=True)
+    assert result.value == _pickomino_success((0, 0, 0, 0, 4, 0), 4)
+    unordered = analysis.Analysis(state, analysis.success_objective(game), exact=True,
+                                  unordered=frozenset({state.zone_index("cup", None), state.zone_index("kept", None)}))
+    assert unordered.value == result.value and unordered.states <= result.states
+
+
+def test_a_turn_that_need_not_end_is_refused():
+    game = rulelang.load(ROOT / "examples" / "pig.rules")
+    with pytest.raises(analysis.AnalysisRefused, match="does not end within 30 steps"):
+        analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), max_steps=30)
+    game, state = _pickomino_after_four_fives()
+    with pytest.raises(analysis.AnalysisRefused, match="more than 50 states"):
+        analysis.Analysis(state, analysis.gain_objective(game), max_states=50)
+
+
+def test_cli_text_and_json():
+    code, out, _ = run_cli("analyze", TWO_ROLLS, "--exact")
+    assert code == 0
+    assert "value of best play: 20/9 (~2.2222)" in out
+    assert "1/3 (~0.3333)  table: 2; turn_total: 2; rolls: 1: roll again = 3; hold = 2" in out
+    code, out, _ = run_cli("analyze", TWO_ROLLS, "--objective", "success", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["value"] == pytest.approx(2 / 3) and report["policy"][0]["best"] == "hold"
+
+
+def test_cli_refuses_with_exit_2_and_reports_objective_errors():
+    code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
+    assert code == 2 and "does not end within 30 steps" in error
+    code, _, error = run_cli("analyze", TWO_ROLLS, "--objective", "score of nobody")
+    assert code == 1 and "error[E" in error
+
+
+def test_cli_from_a_log(tmp_path):
+    log = tmp_path / "game.jsonl"
+    code, _, _ = run_cli("run", TWO_ROLLS, "--seed", "3", "--fast", "--log", str(log), "--seats", "random,random")
+    assert code == 0
+    code, out, _ = run_cli("analyze", "--log", str(log), "--at", "0", "--exact")
+    assert code == 0 and "value of best play: 20/9" in out
+    code, out, _ = run_cli("analyze", "--log", str(log), "--at", "1", "--exact")  # after the first roll
+    assert code == 0 and "value of best play: " in out
+
+
+def test_solver_plays_best_and_does_not_peek():
+    game = rulelang.load(TWO_ROLLS)
+    state = game.new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([2]))
+    bot = make_agent("solver:objective=gain", 1)
+    assert state.action_to_string(bot.choose(seat_view(state))) == "roll again"
+    # Another seat's hidden die cannot change the solver's choice (tests/test_no_peeking.py does
+    # the same for every game).
+    hidden = rulelang.load(ROOT / "tests" / "hidden_games" / "guess_die.rules")
+    chosen = set()
+    for face in range(6):
+        state = hidden.new_initial_state(2)
+        state.apply_action(((face,),))
+        chosen.add(make_agent("solver", 7, budget=300).choose(seat_view(state)))
+    assert len(chosen) == 1
