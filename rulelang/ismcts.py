@@ -1,0 +1,151 @@
+"""Information-set Monte Carlo tree search: the ``ismcts`` bot (single observer).
+
+One tree of the deciding seat's information sets (Cowling, Powley and Whitehouse 2012, SO-ISMCTS).
+Each iteration takes a determinization of what the seat has seen (``SeatView.sample_state``),
+walks down the tree choosing by UCB among the actions available in that determinization
+(counting how often each was available), adds one node, plays on at random and backs up the
+result: at every node, the value for the seat that moved there. Chance outcomes are drawn with
+their true probabilities and branch the tree (a roll seen is a different position). The bot
+never sees the true State: only the view's legal actions and its determinizations.
+Importing rulelang.agents registers the bot in ``AGENTS`` (this module builds on its ``Agent``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from .agents import AGENTS, Agent
+from .diagnostics import RuntimeFault
+from .knowledge import SeatView
+from .runtime import CHANCE, State
+
+__all__ = ["IsmctsAgent", "standing"]
+
+
+class _Node:
+    """A node of the tree: its children by action (decisions) or outcome (chance), and the
+    statistics of the edge into it: visits, total value for the seat that moved, and how often
+    that move was available."""
+
+    __slots__ = ("children", "visits", "total", "available")
+
+    def __init__(self) -> None:
+        self.children: dict = {}
+        self.visits = 0
+        self.total = 0.0
+        self.available = 1
+
+
+def standing(state: State) -> list[float]:
+    """Each seat's value of a state: ``returns()`` at the end; before it, a share of the lead by
+    the winner criteria (1/k for each of the k seats ranked first, 0 for the others), or an
+    even share when the rules give no criteria or their values cannot be compared."""
+    n = state.n
+    if state.is_terminal():
+        return state.returns()
+    even = [1.0 / n] * n
+    criteria = state.game.criteria
+    if not criteria:
+        return even
+    try:
+        keys = [tuple(-math.inf if v is None else v if c.kind == "most" else -v
+                      for c, v in zip(criteria, row)) for row in state.scores()]
+        best = max(keys)
+    except (RuntimeFault, TypeError):  # values that are not numbers rank nobody
+        return even
+    leaders = [p for p in range(n) if keys[p] == best]
+    return [1.0 / len(leaders) if p in leaders else 0.0 for p in range(n)]
+
+
+class IsmctsAgent(Agent):
+    """Information-set MCTS over ``iterations`` iterations (or until ``seconds`` of wall time,
+    if given, have passed: then the decision depends on the machine's speed, not only on the
+    seed). ``c``: UCB exploration constant. ``max_steps``: steps of one iteration, tree and
+    playout together; a playout cut short scores by ``standing``. ``determinizations``: how
+    many determinizations are drawn, used in turn (drawing one replays the game)."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float = 0.0,
+                 c: float = 0.7, max_steps: int = 200, determinizations: int = 32):
+        super().__init__(seed)
+        if iterations < 1 or determinizations < 1 or max_steps < 1:
+            raise ValueError("iterations, determinizations and max_steps are at least 1")
+        if seconds < 0 or c < 0:
+            raise ValueError("seconds and c are not negative")
+        self.iterations, self.seconds, self.c = iterations, seconds, c
+        self.max_steps, self.determinizations = max_steps, determinizations
+
+    def choose(self, view: SeatView):
+        actions = view.legal_actions
+        if len(actions) == 1:
+            return actions[0]
+        root = _Node()
+        samples: list[State] = []
+        deadline = time.monotonic() + self.seconds if self.seconds else None
+        for i in range(self.iterations):
+            if deadline is not None and i and time.monotonic() > deadline:
+                break
+            if len(samples) < self.determinizations:
+                samples.append(view.sample_state(self.rng))
+            sim = samples[i % len(samples)].clone(tracing=False)
+            if sim.is_terminal() or sim.current_player() != view.seat:
+                continue  # a determinization the rules cannot decide at: none to learn from
+            self._iterate(root, sim)
+        best, most = actions[0], -1
+        for action in actions:  # the most visited, the first of them on a tie
+            child = root.children.get(action)
+            if child is not None and child.visits > most:
+                best, most = action, child.visits
+        return best
+
+    def _iterate(self, root: _Node, sim: State) -> None:
+        rng, c = self.rng, self.c
+        node, path, steps, grown = root, [], 0, False
+        try:
+            while not sim.is_terminal() and steps < self.max_steps:
+                mover = sim.current_player()
+                if mover == CHANCE:
+                    action = sim.sample_chance(rng)
+                    node = node.children.setdefault(action, _Node()) if not grown else node
+                elif grown:  # the playout: random moves
+                    legal = sim.legal_actions()
+                    action = legal[int(rng.random() * len(legal))]
+                else:
+                    legal = sim.legal_actions()
+                    children = node.children
+                    untried = [a for a in legal if a not in children]
+                    for a in legal:
+                        if a in children:
+                            children[a].available += 1
+                    if untried:
+                        action = untried[int(rng.random() * len(untried))]
+                        node = children[action] = _Node()
+                        grown = True
+                    else:
+                        action, node = _select(children, legal, c)
+                    path.append((node, mover))
+                sim.apply_action(action)
+                steps += 1
+            values = standing(sim)
+        except RuntimeFault:  # a line of play the rules fault in: worth nothing to anyone
+            values = [0.0] * sim.n
+        for node, mover in path:
+            node.visits += 1
+            node.total += values[mover]
+
+
+def _select(children: dict, legal: list, c: float):
+    """The action (and its node) of highest UCB among the available ones, the first on a tie."""
+    best, best_node, best_score = None, None, -math.inf
+    for action in legal:
+        child = children[action]
+        score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits) \
+            if child.visits else math.inf
+        if score > best_score:
+            best, best_node, best_score = action, child, score
+    return best, best_node
+
+
+AGENTS[IsmctsAgent.name] = IsmctsAgent
