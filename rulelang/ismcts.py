@@ -76,6 +76,7 @@ class IsmctsAgent(Agent):
             raise ValueError("seconds and c are not negative")
         self.iterations, self.seconds, self.c = iterations, seconds, c
         self.max_steps, self.determinizations = max_steps, determinizations
+        self.searched = 0  # iterations run in the last decision that searched
 
     def choose(self, view: SeatView):
         actions = view.legal_actions
@@ -84,9 +85,11 @@ class IsmctsAgent(Agent):
         root = _Node()
         samples: list[State] = []
         deadline = time.monotonic() + self.seconds if self.seconds else None
+        self.searched = 0
         for i in range(self.iterations):
             if deadline is not None and i and time.monotonic() > deadline:
                 break
+            self.searched += 1
             if len(samples) < self.determinizations:
                 samples.append(view.sample_state(self.rng))
             sim = samples[i % len(samples)].clone(tracing=False)
