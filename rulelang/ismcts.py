@@ -68,7 +68,7 @@ class IsmctsAgent(Agent):
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float = 0.0,
-                 c: float = 0.7, max_steps: int = 200, determinizations: int = 32):
+                 c: float = 0.7, max_steps: int = 100, determinizations: int = 32):
         super().__init__(seed)
         if iterations < 1 or determinizations < 1 or max_steps < 1:
             raise ValueError("iterations, determinizations and max_steps are at least 1")
