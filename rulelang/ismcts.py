@@ -111,7 +111,8 @@ class IsmctsAgent(Agent):
                 mover = sim.current_player()
                 if mover == CHANCE:
                     action = sim.sample_chance(rng)
-                    node = node.children.setdefault(action, _Node()) if not grown else node
+                    if not grown:  # keyed apart from the options, which are numbers too
+                        node = node.children.setdefault((CHANCE, action), _Node())
                 elif grown:  # the playout: random moves
                     legal = sim.legal_actions()
                     action = legal[int(rng.random() * len(legal))]
