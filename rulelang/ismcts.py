@@ -13,6 +13,7 @@ Importing rulelang.agents registers the bot in ``AGENTS`` (this module builds on
 from __future__ import annotations
 
 import math
+import numbers
 import time
 
 from .agents import AGENTS, Agent
@@ -38,38 +39,49 @@ class _Node:
 
 
 def standing(state: State) -> list[float]:
-    """Each seat's value of a state: ``returns()`` at the end; before it, a share of the lead by
-    the winner criteria (1/k for each of the k seats ranked first, 0 for the others), or an
-    even share when the rules give no criteria or their values cannot be compared."""
+    """Each seat's value of a state, from 0 to 1: ``returns()`` at the end; before it, from its
+    lead by the first winner criterion over the best other seat (negated for `least`), scaled
+    by the two values: 1/2 + lead / (2 (|mine| + |best other| + 1)). Where the rules give no
+    criterion or its values are not numbers, an even share."""
     n = state.n
     if state.is_terminal():
         return state.returns()
     even = [1.0 / n] * n
     criteria = state.game.criteria
-    if not criteria:
+    if not criteria or n < 2:
         return even
     try:
-        keys = [tuple(-math.inf if v is None else v if c.kind == "most" else -v
-                      for c, v in zip(criteria, row)) for row in state.scores()]
-        best = max(keys)
-    except (RuntimeFault, TypeError):  # values that are not numbers rank nobody
+        table = [row[0] for row in state.scores()]
+    except RuntimeFault:
         return even
-    leaders = [p for p in range(n) if keys[p] == best]
-    return [1.0 / len(leaders) if p in leaders else 0.0 for p in range(n)]
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in table):
+        return even
+    direction = 1 if criteria[0].kind == "most" else -1
+    values = []
+    for p, mine in enumerate(table):
+        others = [direction * v for q, v in enumerate(table) if q != p]
+        best = direction * max(others)
+        values.append(0.5 + direction * (mine - best) / (2 * (abs(mine) + abs(best) + 1)))
+    return values
 
 
 class IsmctsAgent(Agent):
     """Information-set MCTS over ``iterations`` iterations (or until ``seconds`` of wall time,
     if given, have passed: then the decision depends on the machine's speed, not only on the
     seed). ``c``: UCB exploration constant. ``max_steps``: steps of one iteration, tree and
-    playout together; a playout cut short scores by ``standing``. ``determinizations``: how
+    playout together. ``horizon``: an iteration stops at the end of the game, or earlier at the
+    end of the deciding seat's ``turn`` or of the ``round``; cut short, it scores by ``standing``. ``determinizations``: how
     many determinizations are drawn, used in turn (drawing one replays the game)."""
 
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float = 0.0,
-                 c: float = 0.7, max_steps: int = 100, determinizations: int = 32):
+                 c: float = 0.7, max_steps: int = 100, determinizations: int = 32,
+                 horizon: str = "game"):
         super().__init__(seed)
+        if horizon not in ("turn", "round", "game"):
+            raise ValueError(f"a horizon is `turn`, `round` or `game`, not {horizon!r}")
+        self.horizon = horizon
         if iterations < 1 or determinizations < 1 or max_steps < 1:
             raise ValueError("iterations, determinizations and max_steps are at least 1")
         if seconds < 0 or c < 0:
@@ -106,8 +118,12 @@ class IsmctsAgent(Agent):
     def _iterate(self, root: _Node, sim: State) -> None:
         rng, c = self.rng, self.c
         node, path, steps, grown = root, [], 0, False
+        # A number that never changes keeps the iteration going past the turn or the round.
+        turn = sim.turn_number if self.horizon == "turn" else None
+        round_ = sim.round_number if self.horizon != "game" else None
         try:
-            while not sim.is_terminal() and steps < self.max_steps:
+            while (not sim.is_terminal() and steps < self.max_steps and (turn is None or sim.turn_number == turn)
+                   and (round_ is None or sim.round_number == round_)):
                 mover = sim.current_player()
                 if mover == CHANCE:
                     action = sim.sample_chance(rng)

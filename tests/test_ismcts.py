@@ -86,8 +86,8 @@ def test_decides_alike_where_its_seat_cannot_tell_states_apart():
     assert compared
 
 
-def test_standing_is_returns_at_the_end_and_a_lead_share_before():
+def test_standing_is_returns_at_the_end_and_its_lead_before():
     state = rulelang.load(ROOT / "games/pickomino.rules").new_initial_state(3)
-    assert standing(state) == [1 / 3] * 3  # all tied at the start
+    assert standing(state) == [0.5] * 3  # all tied at the start: no lead
     end = seeded_game("games/six-nimmt.rules", 2, {"threshold": 20}, ["random", "random"], 1)
     assert standing(end) == end.returns()
