@@ -8,8 +8,9 @@ One seat plays the bot, every other seat the field's bot; game i moves the seats
 (``--rotate``), so the bot plays each seat equally often. Games are seeded as
 ``rulelang simulate`` seeds them (game i: seed + i) and played by the batch machinery
 (``--jobs`` processes): the numbers are the same for any ``--jobs``. The win share counts a
-shared win fractionally; with n players the fair share is 1/n. The interval is the 95% Wilson
-interval of ``rulelang simulate``. Seconds are wall time, printed, never asserted.
+shared win fractionally; with n players the fair share is 1/n; ``nobody`` is the share of
+games nobody won (then no seat gets its fair share). The interval is the 95% Wilson interval
+of ``rulelang simulate``. Seconds are wall time, printed, never asserted.
 """
 
 from __future__ import annotations
@@ -41,13 +42,12 @@ def measure(path: Path, players: int, bot: str, field: str, games: int, jobs: in
     started = time.perf_counter()
     result = batch.run(job, game, games, jobs=jobs, max_faults=games + 1)
     seconds = time.perf_counter() - started
-    shares = []
-    for r in result.results:
-        if r.fault is None:
-            shares.append(sum(share for share, who in zip(r.returns(players), r.bots) if who == bot))
+    done = [r for r in result.results if r.fault is None]
+    shares = [sum(share for share, who in zip(r.returns(players), r.bots) if who == bot) for r in done]
     share, (low, high) = win_share(shares)
     return {"games": len(shares), "faults": len(result.results) - len(shares), "share": share,
-            "low": low, "high": high, "seconds": seconds}
+            "low": low, "high": high, "seconds": seconds,
+            "nobody": sum(not r.winners for r in done) / len(done) if done else 0.0}
 
 
 def _per_game(items: list[str]) -> dict[str, int]:
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     if args.only:
         paths = [p for p in paths if p.stem in {n.removesuffix(".rules") for n in args.only}]
     print(f"win share of BOT against FIELD, seats rotated, seed {args.seed}, jobs {args.jobs}\n")
-    header = f"{'game':<24} {'pl':>2} {'bot':<12} {'field':<8} {'games':>5} {'share':>6} {'95% CI':>13} {'fair':>5} {'s':>6}"
+    header = f"{'game':<24} {'pl':>2} {'bot':<12} {'field':<8} {'games':>5} {'share':>6} {'95% CI':>13} {'fair':>5} {'nobody':>6} {'s':>6}"
     print(header)
     print("-" * len(header))
     for path in paths:
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
             m = measure(path, players, bot, field, games, args.jobs, args.seed)
             faults = f"  ({m['faults']} faulted)" if m["faults"] else ""
             print(f"{path.stem:<24} {players:>2} {bot:<12} {field:<8} {m['games']:>5} {m['share']:>6.2f} "
-                  f"{m['low']:>6.2f}-{m['high']:<6.2f} {1 / players:>5.2f} {m['seconds']:>6.0f}{faults}", flush=True)
+                  f"{m['low']:>6.2f}-{m['high']:<6.2f} {1 / players:>5.2f} {m['nobody']:>6.2f} {m['seconds']:>6.0f}{faults}", flush=True)
     return 0
 
 
