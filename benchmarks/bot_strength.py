@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     if args.only:
         paths = [p for p in paths if p.stem in {n.removesuffix(".rules") for n in args.only}]
     print(f"win share of BOT against FIELD, seats rotated, seed {args.seed}, jobs {args.jobs}\n")
-    header = f"{'game':<24} {'pl':>2} {'bot':<12} {'field':<8} {'games':>5} {'share':>6} {'95% CI':>13} {'fair':>5} {'nobody':>6} {'s':>6}"
+    header = f"{'game':<24} {'pl':>2} {'bot':<20} {'field':<8} {'games':>5} {'share':>6} {'95% CI':>13} {'fair':>5} {'nobody':>6} {'s':>6}"
     print(header)
     print("-" * len(header))
     for path in paths:
@@ -97,7 +97,7 @@ def main(argv=None) -> int:
         for bot, field in pairs:
             m = measure(path, players, bot, field, games, args.jobs, args.seed)
             faults = f"  ({m['faults']} faulted)" if m["faults"] else ""
-            print(f"{path.stem:<24} {players:>2} {bot:<12} {field:<8} {m['games']:>5} {m['share']:>6.2f} "
+            print(f"{path.stem:<24} {players:>2} {bot:<20} {field:<8} {m['games']:>5} {m['share']:>6.2f} "
                   f"{m['low']:>6.2f}-{m['high']:<6.2f} {1 / players:>5.2f} {m['nobody']:>6.2f} {m['seconds']:>6.0f}{faults}", flush=True)
     return 0
 
