@@ -77,7 +77,7 @@ class IsmctsAgent(Agent):
 
     def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float = 0.0,
                  c: float = 0.7, max_steps: int = 100, determinizations: int = 32,
-                 horizon: str = "game"):
+                 horizon: str = "turn"):
         super().__init__(seed)
         if horizon not in ("turn", "round", "game"):
             raise ValueError(f"a horizon is `turn`, `round` or `game`, not {horizon!r}")
