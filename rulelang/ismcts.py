@@ -3,8 +3,9 @@
 One tree of the deciding seat's information sets (Cowling, Powley and Whitehouse 2012, SO-ISMCTS).
 Each iteration takes a determinization of what the seat has seen (``SeatView.sample_state``),
 walks down the tree choosing by UCB among the actions available in that determinization
-(counting how often each was available), adds one node, plays on at random and backs up the
-result: at every node, the value for the seat that moved there. Chance outcomes are drawn with
+(counting how often each was available), adds one node, plays on at random to its horizon
+(the end of the turn by default) and backs up the result: at every node, the value for the
+seat that moved there. Chance outcomes are drawn with
 their true probabilities and branch the tree (a roll seen is a different position). The bot
 never sees the true State: only the view's legal actions and its determinizations.
 Importing rulelang.agents registers the bot in ``AGENTS`` (this module builds on its ``Agent``).
@@ -68,10 +69,10 @@ def standing(state: State) -> list[float]:
 class IsmctsAgent(Agent):
     """Information-set MCTS over ``iterations`` iterations (or until ``seconds`` of wall time,
     if given, have passed: then the decision depends on the machine's speed, not only on the
-    seed). ``c``: UCB exploration constant. ``max_steps``: steps of one iteration, tree and
-    playout together. ``horizon``: an iteration stops at the end of the game, or earlier at the
-    end of the deciding seat's ``turn`` or of the ``round``; cut short, it scores by ``standing``. ``determinizations``: how
-    many determinizations are drawn, used in turn (drawing one replays the game)."""
+    seed). ``c``: UCB exploration constant. ``horizon``: an iteration stops at the end of the
+    deciding seat's ``turn`` (as ``mc`` does), of the ``round`` or of the ``game``, or after
+    ``max_steps`` steps (tree and playout together); cut short, it scores by ``standing``.
+    ``determinizations``: how many are drawn, used in turn (drawing one replays the game)."""
 
     name = "ismcts"
 
@@ -81,13 +82,12 @@ class IsmctsAgent(Agent):
         super().__init__(seed)
         if horizon not in ("turn", "round", "game"):
             raise ValueError(f"a horizon is `turn`, `round` or `game`, not {horizon!r}")
-        self.horizon = horizon
         if iterations < 1 or determinizations < 1 or max_steps < 1:
             raise ValueError("iterations, determinizations and max_steps are at least 1")
         if seconds < 0 or c < 0:
             raise ValueError("seconds and c are not negative")
         self.iterations, self.seconds, self.c = iterations, seconds, c
-        self.max_steps, self.determinizations = max_steps, determinizations
+        self.max_steps, self.determinizations, self.horizon = max_steps, determinizations, horizon
         self.searched = 0  # iterations run in the last decision that searched
 
     def choose(self, view: SeatView):
