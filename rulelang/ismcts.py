@@ -5,10 +5,10 @@ Each iteration takes a determinization of what the seat has seen (``SeatView.sam
 walks down the tree choosing by UCB among the actions available in that determinization
 (counting how often each was available), adds one node, plays on at random to its horizon
 (the end of the turn by default) and backs up the result: at every node, the value for the
-seat that moved there. Chance outcomes are drawn with
-their true probabilities and branch the tree (a roll seen is a different position). The bot
-never sees the true State: only the view's legal actions and its determinizations.
-Importing rulelang.agents registers the bot in ``AGENTS`` (this module builds on its ``Agent``).
+seat that moved there. Chance outcomes are drawn with their true probabilities and branch
+the tree (a roll seen is a different position). The bot never sees the true State: only the
+view's legal actions and its determinizations. Importing rulelang.agents registers the bot
+in ``AGENTS`` (this module builds on its ``Agent``).
 """
 
 from __future__ import annotations
