@@ -1,7 +1,7 @@
 """How strong the bots are: for every game in games/, a bot's win share against a field.
 
-    python benchmarks/bot_strength.py                        # the default pairs, 12 games each
-    python benchmarks/bot_strength.py --games 40 --jobs 2
+    python benchmarks/bot_strength.py                        # the default pairs, 6 games each
+    python benchmarks/bot_strength.py --games 40 --jobs 4
     python benchmarks/bot_strength.py --bots ismcts:iterations=400/mc mc/random --games-per-game six-nimmt=6
 
 One seat plays the bot, every other seat the field's bot; game i moves the seats on by i
@@ -27,6 +27,7 @@ from rulelang.limits import DEFAULT
 from rulelang.simulate import win_share
 
 ROOT = Path(__file__).resolve().parent.parent
+PER_GAME = {"chipo-chipa": 2}  # its games last over a thousand decisions: fewer by default
 
 
 def default_pairs() -> list[str]:
@@ -64,11 +65,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", nargs="+", default=None, metavar="BOT/FIELD",
                         help=f"pairs of bot specs (default: {' '.join(default_pairs())})")
-    parser.add_argument("--games", type=int, default=12, help="games per game file and pair (default 12)")
+    parser.add_argument("--games", type=int, default=6, help="games per game file and pair (default 6)")
     parser.add_argument("--games-per-game", nargs="+", default=[], metavar="NAME=N",
-                        help="games for one file, by its name without .rules (e.g. six-nimmt=4)")
+                        help="games for one file, by its name without .rules (default chipo-chipa=2)")
     parser.add_argument("--players", type=int, default=2, help="players, or the nearest the game allows (default 2)")
-    parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these game files")
     args = parser.parse_args(argv)
@@ -82,7 +83,7 @@ def main(argv=None) -> int:
         if bot == field:
             raise SystemExit(f"bot_strength: `{text}`: a bot against itself has nothing to measure")
         pairs.append((bot, field))
-    counts = _per_game(args.games_per_game)
+    counts = {**PER_GAME, **_per_game(args.games_per_game)}
     paths = sorted((ROOT / "games").glob("*.rules"))
     if args.only:
         paths = [p for p in paths if p.stem in {n.removesuffix(".rules") for n in args.only}]

@@ -76,7 +76,7 @@ class IsmctsAgent(Agent):
 
     name = "ismcts"
 
-    def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float = 0.0,
+    def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float = 0.0,
                  c: float = 0.7, max_steps: int = 100, determinizations: int = 32,
                  horizon: str = "turn"):
         super().__init__(seed)
