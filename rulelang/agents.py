@@ -354,3 +354,6 @@ def play_game(state: State, agents: list[Agent], rng: random.Random, on_step=Non
             on_step(state, action)
         state.apply_action(action)
     return state
+
+
+from . import ismcts  # noqa: E402, F401  (adds the bot `ismcts` to AGENTS; it builds on Agent)

@@ -808,7 +808,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     simulate_.add_argument("--players", type=int, help="number of players")
     simulate_.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all); "
-                           "options as NAME:OPTION=VALUE, e.g. deduce:considered=128,random")
+                           "options as NAME:OPTION=VALUE, e.g. deduce:considered=128,random; "
+                           f"bots: {', '.join(AGENTS)}")
     simulate_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
     simulate_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     simulate_.add_argument("--check", action="store_true", help="check the invariants after every step")

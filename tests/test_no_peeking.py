@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules"))
 SMALL = {"mc": {"rollouts": 4, "max_steps": 60},  # small look-ahead budgets keep the test quick
          "solver": {"budget": 300, "rollouts": 4, "max_steps": 60},
-         "deduce": {"samples": 8, "max_worlds": 64, "chains": 4, "chain_steps": 2000, "budget": 2000, "rollouts": 4, "max_steps": 60}}
+         "deduce": {"samples": 8, "max_worlds": 64, "chains": 4, "chain_steps": 2000, "budget": 2000, "rollouts": 4, "max_steps": 60},
+         "ismcts": {"iterations": 24, "max_steps": 60, "determinizations": 6}}
 GAMES, CHECKS_PER_GAME, MAX_STEPS = 3, 3, 1500
 
 
