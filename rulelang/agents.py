@@ -157,7 +157,22 @@ class MonteCarloAgent(Agent):
         return evaluate(sim, seat)
 
 
-class DeduceAgent(Agent):
+class _FallsBackToMc(Agent):
+    """A bot that plays as ``mc`` (its ``fallback``) where its own method has nothing to say:
+    it takes mc's options too."""
+
+    fallback: MonteCarloAgent
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        self.fallback.reseed(self.rng.randrange(1 << 30))
+
+
+class DeduceAgent(_FallsBackToMc):
     """Deduction without knowing the game: keeps the worlds its seat cannot tell from the true
     one and asks the question whose answer splits them best (expected information gain, over
     at most ``considered`` worlds drawn by probability), guessing when that is worth more than
@@ -179,14 +194,6 @@ class DeduceAgent(Agent):
         self.fallback = MonteCarloAgent(self.rng.randrange(1 << 30), **mc_options)
         self.kept = belief.Belief()  # listed worlds: the same as listing afresh, only quicker
         self.paths = Chains()  # worlds by local moves, carried on (rulelang.chains)
-
-    @classmethod
-    def option_names(cls) -> list[str]:
-        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
-
-    def reseed(self, seed: int | None) -> None:
-        super().reseed(seed)
-        self.fallback.reseed(self.rng.randrange(1 << 30))
 
     def beliefs(self, view: SeatView) -> list[tuple[State, float]]:
         """The worlds the seat may be in, each with its probability."""
@@ -230,7 +237,7 @@ class RoundMonteCarloAgent(MonteCarloAgent):
         super().__init__(seed, **options)
 
 
-class SolverAgent(Agent):
+class SolverAgent(_FallsBackToMc):
     """Plays each decision of its own turn by the exact analysis of the rest of the turn
     (rulelang.analysis), on ``view.sample_state``: a determinized state, so it never sees what
     its seat cannot. Its objective: ``lead`` (default: how much the turn changes ``evaluate``,
@@ -250,14 +257,6 @@ class SolverAgent(Agent):
         self.budget, self.objective, self.max_steps = budget, objective, max_steps
         self.fallback = MonteCarloAgent(self.rng.randrange(1 << 30), **mc_options)
         self.kept = None  # the last analysis, for the next decision of the same turn
-
-    @classmethod
-    def option_names(cls) -> list[str]:
-        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
-
-    def reseed(self, seed: int | None) -> None:
-        super().reseed(seed)
-        self.fallback.reseed(self.rng.randrange(1 << 30))
 
     def choose(self, view: SeatView):
         from . import analysis

@@ -267,15 +267,29 @@ def _on_pool(job: Job, parts: list[tuple[int, int]], jobs: int, merger: _Merger,
     try:
         if started is not None:
             started()
-        for part in pool.imap_unordered(_play_elsewhere_packed, [(job, f, c) for f, c in parts]):
-            merger.add(part)
-            if progress is not None:
-                progress(len(part.results))
-            if merger.stopped:
-                break
+        _gather(pool.imap_unordered(_play_elsewhere_packed, [(job, f, c) for f, c in parts]), merger, progress)
     finally:
         pool.terminate()
         pool.join()
+
+
+def _gather(finished, merger: _Merger, progress: Progress | None) -> None:
+    """Add parts to the totals as they finish, until all are in or the batch stops."""
+    for part in finished:
+        merger.add(part)
+        if progress is not None:
+            progress(len(part.results))
+        if merger.stopped:
+            break
+
+
+def _worker_result(future):
+    try:
+        return future.result()
+    except (KeyboardInterrupt, RuntimeFault):
+        raise
+    except Exception as error:  # whatever failed on a worker, said without a traceback
+        raise ClusterProblem(f"a Dask worker failed: {type(error).__name__}: {error}") from None
 
 
 def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _Merger,
@@ -294,18 +308,7 @@ def _on_cluster(job: Job, parts: list[tuple[int, int]], address: str, merger: _M
         if started is not None:
             started()
         futures = [client.submit(_play_elsewhere, job, f, c, pure=False) for f, c in parts]
-        for future in as_completed(futures):
-            try:
-                part = future.result()
-            except (KeyboardInterrupt, RuntimeFault):
-                raise
-            except Exception as error:  # whatever failed on a worker, said without a traceback
-                raise ClusterProblem(f"a Dask worker failed: {type(error).__name__}: {error}") from None
-            merger.add(part)
-            if progress is not None:
-                progress(len(part.results))
-            if merger.stopped:
-                break
+        _gather((_worker_result(future) for future in as_completed(futures)), merger, progress)
     finally:
         client.cancel(futures)
         client.close()
