@@ -6,9 +6,7 @@ Pickomino, against a hand-written solution of the same turn that knows nothing o
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import itertools
 import json
 import math
@@ -16,9 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from test_cli import run_cli
 
 import rulelang
-from rulelang import analysis, cli
+from rulelang import analysis
 from rulelang.agents import make_agent, seat_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,11 +25,6 @@ TWO_ROLLS = str(ROOT / "tests" / "language" / "two_rolls.rules")
 PICKOMINO = str(ROOT / "games" / "pickomino.rules")
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, error = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(error):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), error.getvalue()
 
 
 # By hand: the first roll is 1 (lost), 2 or 3, each 1/3. From a total t, rolling again is worth

@@ -10,30 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_hostile_runtime import MOSTLY_FINE
 
 from rulelang import batch, cli, lab, pipeline, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 PICKOMINO = str(ROOT / "games" / "pickomino.rules")
 EXTRAWURM = str(ROOT / "games" / "extrawurm.rules")
-SOMETIMES = """\
-game "Sometimes":
-    players 2 to 2
-die d:
-    faces 1 to 6
-zone cup: shared pool, public
-counter c: shared = 0
-setup:
-    rule make: create 1 d in cup
-turn:
-    rule r:
-        roll cup
-        if sum(cup) == 6:
-            c = 1 / 0
-        end game
-winner:
-    rule w: most c
-"""
+SOMETIMES = MOSTLY_FINE  # a game that faults on one roll in six
 
 
 def simulate_json(capsys, *args: str) -> tuple[int, dict]:
