@@ -21,13 +21,13 @@ import re
 import sys
 from collections.abc import Callable
 from fractions import Fraction
-from itertools import chain
 from typing import Any
 
 import attrs
 
 from .engine_values import _value_text
 from .runtime import CHANCE, State
+from .turnkey import TurnKeys, turn_key  # noqa: F401 - turn_key: part of this module's face
 
 MAX_STATES = 2_000_000  # states valued in one analysis
 MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
@@ -105,135 +105,6 @@ def expression_objective(check, text: str) -> Objective:
     return Objective(text, f"`{text}` for the player at the turn's end", value)
 
 
-# ---------------------------------------------------------------------- states that play on alike
-
-
-class _Keys:
-    """``turn_key`` for the states of one analysis. Pieces of one kind with the same attributes
-    are alike: two states that differ only in which of them lies where play on alike, so a
-    state's zones are keyed by what each piece is and the face it shows (a die's value and
-    number follow from its face; nothing else about a piece changes), not by its id. The faces
-    of dice about to be rolled are left out: the roll replaces them. Where a rule holds an id of
-    such a piece (a variable, a counter, an option), the ids are kept in the key. ``unordered``:
-    zones whose order the rules never read, keyed as multisets."""
-
-    def __init__(self, unordered: frozenset[int] = frozenset()):
-        self.unordered = unordered
-        self.count = -1
-        self.canon: list[int] = []
-        self.alike: frozenset[int] = frozenset()
-
-    def _refresh(self, state: State) -> None:
-        pieces = state.pieces
-        count = len(pieces.kind)
-        carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
-        kinds = state.game.kinds
-        _, value, number = state.dynamic
-        by_sig: dict[tuple, list[int]] = {}
-        for p in range(count):
-            if p in carriers:  # what it carries goes with it: never alike
-                continue
-            kind = pieces.kind[p]
-            shows = () if kinds[kind].face_labels else (value[p], number[p])
-            by_sig.setdefault(_freeze((kind, shows) + tuple(column[p] for column in pieces.columns)), []).append(p)
-        canon = list(range(count))
-        alike = set()
-        for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
-            for p in members:
-                canon[p] = -1 - group
-                alike.add(p)
-        self.count, self.canon, self.alike = count, canon, frozenset(alike)
-
-    def key(self, state: State) -> tuple:
-        if len(state.pieces.kind) != self.count:
-            self._refresh(state)
-        pending = state.pending
-        frames = tuple((f[0], f[1], _freeze(f[2]), f[3]) for f in state.frames)
-        zones = state.zones
-        pieces = list(chain.from_iterable(zones))
-        faces = list(map(state.dynamic[0].__getitem__, pieces))
-        rolled: Any = ()
-        if pending is None:
-            pending_key = None
-        elif pending[0] == "roll":
-            rolled = {p for _, dice in pending[2] for p in dice}
-            where = state.where
-            pending_key = ("roll", pending[1], tuple((kind, tuple((where[p], zones[where[p]].index(p)) for p in dice))
-                                                     for kind, dice in pending[2]))
-            faces = [None if p in rolled else f for p, f in zip(pieces, faces)]
-        else:
-            pending_key = (pending[0], pending[1] if pending[1].__class__ is int else id(pending[1]),
-                           _freeze(pending[2]), pending[3:])
-        counters = _freeze(state.counters)
-        fired = _freeze(state.fired) if state.fired else ()
-        ids = None
-        if self.alike and _mentions((tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired),
-                                     pending_key[2] if pending_key is not None and pending[0] == "choose" else None),
-                                    self.alike):
-            ids = tuple(pieces)
-        rest = (frames, counters, fired, state.player, state.first_player, state.out, state.last_turns,
-                state.used_once, state.finished, state.turn_number, state.round_number)
-        if self.unordered and ids is None:
-            return self._unordered_key(state, pending_key, rolled) + rest
-        return (tuple(map(len, zones)), tuple(map(self.canon.__getitem__, pieces)), tuple(faces), ids,
-                pending_key) + rest
-
-    def _unordered_key(self, state: State, pending_key, rolled) -> tuple:
-        """The zones and the pending roll, with the zones of ``unordered`` as multisets."""
-        canon, unordered, face = self.canon, self.unordered, state.dynamic[0]
-        zones = []
-        for i, zone in enumerate(state.zones):
-            sigs = [(canon[p], None if p in rolled else face[p]) for p in zone]
-            if i in unordered:
-                sigs.sort(key=repr)
-            zones.append(tuple(sigs))
-        if rolled:
-            where, now = state.where, state.zones
-            pending_key = ("roll", pending_key[1], tuple(
-                (kind, tuple(sorted((where[p], -1) if where[p] in unordered else (where[p], now[where[p]].index(p))
-                                    for p in dice)))
-                for kind, dice in state.pending[2]))
-        return (tuple(zones), pending_key)
-
-
-def _freeze(value: Any) -> Any:
-    """A value as a hashable one: lists become tuples, all the way down."""
-    cls = value.__class__
-    if cls is list or cls is tuple:
-        for v in value:
-            if v.__class__ in _CONTAINERS:
-                return tuple(map(_freeze, value))
-        return tuple(value)
-    if cls is dict:
-        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
-    if cls is set or cls is frozenset:
-        return frozenset(map(_freeze, value))
-    return value
-
-
-_CONTAINERS = frozenset((list, tuple, dict, set, frozenset))
-
-
-def _mentions(value: Any, ids: frozenset[int]) -> bool:
-    """Whether ``value`` (frozen) holds an integer that is one of ``ids``: maybe a piece, maybe a
-    number, so the key keeps the ids. (true counts as 1: a needless id kept only costs merges.)"""
-    cls = value.__class__
-    if cls is int:
-        return value in ids
-    if cls is tuple or cls is frozenset:
-        if not ids.isdisjoint(value):
-            return True
-        for item in value:
-            if (item.__class__ is tuple or item.__class__ is frozenset) and _mentions(item, ids):
-                return True
-    return False
-
-
-def turn_key(state: State) -> tuple:
-    """What makes two states of a turn play on alike (see ``_Keys``)."""
-    return _Keys().key(state)
-
-
 # ---------------------------------------------------------------------- the analysis
 
 
@@ -267,7 +138,7 @@ class Analysis:
         self.max_states, self.max_steps = max_states, max_steps
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
-        self._keys = _Keys(unordered)
+        self._keys = TurnKeys(unordered)
         # key -> [value, kind, children, parent key, action from the parent]; kind: "end",
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key)).
         self.nodes: dict[tuple, list] = {}
@@ -401,11 +272,24 @@ class Analysis:
 
     def best_at(self, state: State):
         """The player's best option at ``state`` when it is a decision of theirs already valued
-        (a later state of the analysed turn), else None."""
+        (a later state of the analysed turn), else None. The valued state may list its options
+        in another order (it is only alike), so the option is the one leading where the best
+        option led there."""
         node = self.nodes.get(self._keys.key(state))
         if node is None or node[1] != "max":
             return None
-        return _ranked(node[2], "max")[0][0]
+        best, best_key, _ = _ranked(node[2], "max")[0]
+        return self._leading_to(state, best_key, best)
+
+    def _leading_to(self, state: State, key: tuple, guess):
+        """The legal action of ``state`` whose next state has ``key`` (``guess`` tried first)."""
+        actions = state.legal_actions()
+        for action in ([guess] if guess in actions else []) + actions:
+            child = state.clone(tracing=False)
+            child.apply_action(action)
+            if self._keys.key(child) == key:
+                return action
+        return None
 
     def best_action(self):
         """The player's best option at the start (the first of equal ones); None at a chance node

@@ -450,6 +450,20 @@ def _equal(st, a, b):
     return a == b
 
 
+_FRAME_USE = re.compile(r"\bfr\b(?:\[(\d+)\])?")
+
+
+def slots_used(source: str) -> frozenset[int] | None:
+    """The frame slots that generated source reads or writes (``fr[N]``), or None when it
+    uses the frame in another way (the liveness of ``rulelang.liveness`` then keeps them all)."""
+    found = set()
+    for match in _FRAME_USE.finditer(source):
+        if match.group(1) is None:
+            return None
+        found.add(int(match.group(1)))
+    return frozenset(found)
+
+
 def _freeze(value):
     return tuple(map(_freeze, value)) if value.__class__ is list else value
 
@@ -623,6 +637,7 @@ class ExpressionCompiler:
         self._define_sizes: dict[str, tuple[int, list[int]]] = {}
         self._suggestions_left = 100
         self._columns_compiling: list[str] = []
+        self.collection_compares: set[n.Node] = set()  # `==`/`!=` between collections
 
     # -- plumbing
     def suggest(self, name: str, candidates) -> str | None:
@@ -650,9 +665,11 @@ class ExpressionCompiler:
         if self.prelude:
             return self.procedure_function(self.take_prelude() + [f"return {code}"])
         try:
-            return eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
+            function = eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
         except (SyntaxError, RecursionError, MemoryError):
             raise TooDeep from None
+        function.slots_used = slots_used(code)
+        return function
 
     def take_prelude(self) -> list[str]:
         lines, self.prelude = self.prelude, []
@@ -676,7 +693,9 @@ class ExpressionCompiler:
             exec(compile(source, filename, "exec"), self.namespace, local)  # noqa: S102 - source is generated
         except (SyntaxError, RecursionError, MemoryError):
             raise TooDeep from None
-        return local["_f"]
+        function = local["_f"]
+        function.slots_used = slots_used("\n".join(body))
+        return function
 
     def expr(self, node: n.Node, scope: Scope, slots: Slots):
         """Compile an expression to (function(state, frame), type)."""
@@ -1245,6 +1264,7 @@ class ExpressionCompiler:
             a, b = self.as_list(left), self.as_list(right)
         if op in ("==", "is", "!=", "is not") and (
                 left.kind in COLLECTIONS or right.kind in COLLECTIONS or left.kind == right.kind == "any"):
+            self.collection_compares.add(node)  # reads the order of both sides (rulelang.order_reads)
             return Expr(f"({'' if op in ('==', 'is') else 'not '}_equal(st, {a}, {b}))", "bool", True)
         if op in ("==", "is"):
             return Expr(f"({a} == {b})", "bool", True)

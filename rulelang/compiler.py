@@ -31,6 +31,7 @@ from .codegen import (
 from .diagnostics import Diagnostic, register
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
+from .order_reads import zones_whose_order_is_read
 
 register("E101", "unknown-name", """
 A name that is not declared anywhere: not a zone, component, counter, option, define, local
@@ -398,6 +399,7 @@ class Compiler(ExpressionCompiler):
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             line_tables=self.line_tables,
+            order_read_zones=zones_whose_order_is_read(self.tree, self.collection_compares),
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 
@@ -978,6 +980,8 @@ class _Code:
         filename = f"<rules {len(tables)}>"
         function = self.compiler.procedure_function(lines, filename=filename)
         tables[filename] = tuple(places)
+        returns = re.findall(r"\breturn\b( \d+\b)?", "\n".join(lines))
+        function.jumps = None if "" in returns else frozenset(int(r) for r in returns)  # for rulelang.liveness
         return function
 
     def _kept_defines(self, lines: list[str], places: list[tuple]) -> tuple[list[str], list[tuple]]:
@@ -1573,7 +1577,7 @@ class _Code:
             "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": describe, "to_json": to_json, "otherwise": otherwise,
-            "of_pieces": element == "piece",
+            "of_pieces": element == "piece", "element": element,
             "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
             "labelled": stmt.label is not None,
         }
@@ -1599,6 +1603,7 @@ class _Code:
                 slots[slot] = before
             return text if text.__class__ is str else shown(text)
 
+        describe.slots_used = label.slots_used  # for rulelang.liveness: it reads what the label reads
         return describe
 
     def _choose_several(self, stmt, scope):

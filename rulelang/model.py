@@ -148,6 +148,7 @@ class ChoiceSpec:
     labelled: bool = False  # `labelled EXPR`: describe gives each option's label, unique per decision
     several: bool = False  # a step of a choice of several pieces: None among the options is `done`
     picked: Evaluator | None = None  # a step of a choice of several: the pieces picked before it
+    element: str = "any"  # what an option is: "piece", "pieces" (a group), "int", ...
 
 
 @attrs.frozen
@@ -277,6 +278,9 @@ class GameDef:
     # The generated statement functions' lines, by their code's file name: (span, rule index)
     # of each line from the function's first (the source's second): see `Machine._fused_place`.
     line_tables: dict[str, tuple] = attrs.field(factory=dict, repr=False)
+    # The zones whose order some rule may read (rulelang.order_reads); the others are bags.
+    # None: not worked out, so every zone's order counts.
+    order_read_zones: frozenset[str] | None = None
 
     def option(self, name: str) -> Any:
         for option in self.options:

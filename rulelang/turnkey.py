@@ -1,0 +1,171 @@
+"""What makes two states of a turn play on alike: the key ``rulelang.analysis`` memoises on.
+
+Two states with the same key have the same future, move for move, so each is valued once:
+- **Alike pieces.** Pieces of one kind with the same attributes are interchangeable: a zone is
+  keyed by what each piece is and the face it shows (a die's value and number follow from its
+  face; nothing else about a piece changes), not by its id. The faces of dice about to be
+  rolled are left out: the roll replaces them.
+- **Bags.** A zone whose order no rule reads (``GameDef.order_read_zones``, worked out by
+  ``rulelang.order_reads``) is keyed as a multiset.
+- **Live variables.** Of each running procedure's variables, only those some later statement
+  may read (``rulelang.liveness``) are in the key.
+- **Options.** A choice among pieces is keyed by where each option lies: the zone, and the
+  place in it when the zone's order counts.
+Where a variable, a counter or another option still holds the id of an alike piece, the ids are
+kept in the key: merging those states could be wrong, so they are not merged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .liveness import GameLiveness
+from .runtime import State
+
+
+class TurnKeys:
+    """``key(state)`` for the states of one game (see the module); ``unordered``: more zone
+    indices to key as multisets, beyond those whose order the rules never read."""
+
+    def __init__(self, unordered: frozenset[int] = frozenset()):
+        self.given = unordered
+        self.game = None
+        self.count = -1
+        self.canon: list[int] = []
+        self.alike: frozenset[int] = frozenset()
+        self.unordered: frozenset[int] = unordered
+        self.liveness: GameLiveness | None = None
+        self.bags: list[bool] = []
+        self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> a number from 1
+
+    def _refresh(self, state: State) -> None:
+        if state.game is not self.game:
+            self.game = state.game
+            self.liveness = GameLiveness(state.game)
+        read = state.game.order_read_zones
+        bags = frozenset() if read is None else frozenset(
+            i for i in range(len(state.zones)) if state.zone_of(i)[0].name not in read)
+        self.unordered = self.given | bags
+        self.bags = [i in self.unordered for i in range(len(state.zones))]
+        pieces = state.pieces
+        count = len(pieces.kind)
+        carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
+        kinds = state.game.kinds
+        _, value, number = state.dynamic
+        by_sig: dict[tuple, list[int]] = {}
+        for p in range(count):
+            if p in carriers:  # what it carries goes with it: never alike
+                continue
+            kind = pieces.kind[p]
+            shows = () if kinds[kind].face_labels else (value[p], number[p])
+            by_sig.setdefault(_freeze((kind, shows) + tuple(column[p] for column in pieces.columns)), []).append(p)
+        canon = list(range(count))
+        alike = set()
+        for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
+            for p in members:
+                canon[p] = -1 - group
+                alike.add(p)
+        self.count, self.canon, self.alike = count, canon, frozenset(alike)
+
+    def key(self, state: State) -> tuple:
+        if len(state.pieces.kind) != self.count or state.game is not self.game or len(state.zones) != len(self.bags):
+            self._refresh(state)
+        pending = state.pending
+        waiting = None if pending is None else pending[0]
+        of = self.liveness.of
+        last = len(state.frames) - 1
+        frames = tuple((f[0], f[1], _freeze(of(f[0]).getter(f[1], waiting if i == last else None)(f[2])), f[3])
+                       for i, f in enumerate(state.frames))
+        # What each piece is to the key: a small number for (its kind of alike piece, its face).
+        signatures = self.signatures
+        sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, state.dynamic[0])]
+        options = None  # the options of a choice, when they may hold ids of alike pieces
+        if pending is None:
+            pending_key = None
+        elif waiting == "roll":  # the faces of the dice rolled do not count: the roll replaces them
+            canon = self.canon
+            for _, dice in pending[2]:
+                for p in dice:
+                    sig[p] = signatures.get((canon[p], None)) or self._new_signature((canon[p], None))
+            place = self._place_getter(state, sig)
+            pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
+                                                     for kind, dice in pending[2]))
+        else:
+            given = pending[2]
+            if waiting == "choose":
+                element = pending[1].element
+                if element == "piece":
+                    given = tuple(map(self._place_getter(state, sig), given))
+                elif element == "pieces":
+                    place = self._place_getter(state, sig)
+                    given = tuple(tuple(map(place, group)) for group in given)
+                else:
+                    given = options = _freeze(given)
+            else:
+                given = _freeze(given)
+            pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
+        counters = _freeze(state.counters)
+        fired = _freeze(state.fired) if state.fired else ()
+        at = sig.__getitem__
+        if self.alike and _mentions((tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired), options),
+                                    self.alike):
+            zones: tuple = (tuple(map(tuple, state.zones)), tuple(tuple(map(at, zone)) for zone in state.zones))
+        else:
+            bags = self.bags
+            zones = tuple(tuple(sorted(map(at, zone))) if bag else tuple(map(at, zone))
+                          for zone, bag in zip(state.zones, bags))
+        return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
+                state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
+
+    def _new_signature(self, shown: tuple) -> int:
+        found = self.signatures[shown] = len(self.signatures) + 1
+        return found
+
+    def _place_getter(self, state: State, sig: list[int]):
+        """Where a piece lies, as the key sees it: (zone, place in it), or, in a zone keyed as a
+        multiset, (zone, -1, what the piece is to the key)."""
+        where, zones, unordered = state.where, state.zones, self.unordered
+
+        def place(p: int) -> tuple:
+            zone = where[p]
+            return (zone, -1, sig[p]) if zone in unordered else (zone, zones[zone].index(p))
+
+        return place
+
+
+def _freeze(value: Any) -> Any:
+    """A value as a hashable one: lists become tuples, all the way down."""
+    cls = value.__class__
+    if cls is list or cls is tuple:
+        for v in value:
+            if v.__class__ in _CONTAINERS:
+                return tuple(map(_freeze, value))
+        return tuple(value)
+    if cls is dict:
+        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if cls is set or cls is frozenset:
+        return frozenset(map(_freeze, value))
+    return value
+
+
+_CONTAINERS = frozenset((list, tuple, dict, set, frozenset))
+
+
+def _mentions(value: Any, ids: frozenset[int]) -> bool:
+    """Whether ``value`` (frozen) holds an integer that is one of ``ids``: maybe a piece, maybe a
+    number, so the key keeps the ids. (true counts as 1: a needless id kept only costs merges.)"""
+    cls = value.__class__
+    if cls is int:
+        return value in ids
+    if cls is tuple or cls is frozenset:
+        if not ids.isdisjoint(value):
+            return True
+        for item in value:
+            if (item.__class__ is tuple or item.__class__ is frozenset) and _mentions(item, ids):
+                return True
+    return False
+
+
+def turn_key(state: State) -> tuple:
+    """What makes two states of a turn play on alike (see the module)."""
+    return TurnKeys().key(state)
