@@ -37,11 +37,13 @@ class TurnKeys:
         self.liveness: GameLiveness | None = None
         self.bags: list[bool] = []
         self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> a number from 1
+        self.getters: dict[tuple, Any] = {}  # (procedure, pc, waiting) -> the live values' getter
 
     def _refresh(self, state: State) -> None:
         if state.game is not self.game:
             self.game = state.game
             self.liveness = GameLiveness(state.game)
+            self.getters = {}
         read = state.game.order_read_zones
         bags = frozenset() if read is None else frozenset(
             i for i in range(len(state.zones)) if state.zone_of(i)[0].name not in read)
@@ -72,13 +74,17 @@ class TurnKeys:
             self._refresh(state)
         pending = state.pending
         waiting = None if pending is None else pending[0]
-        of = self.liveness.of
-        last = len(state.frames) - 1
-        frames = tuple((f[0], f[1], _freeze(of(f[0]).getter(f[1], waiting if i == last else None)(f[2])), f[3])
-                       for i, f in enumerate(state.frames))
+        getters = self.getters
+        *below, top = state.frames
+        frames = tuple((f[0], f[1], _freeze((getters.get((f[0], f[1], None)) or self._getter(f[0], f[1], None))(f[2])),
+                        f[3]) for f in below)
+        frames += ((top[0], top[1], _freeze((getters.get((top[0], top[1], waiting)) or
+                                             self._getter(top[0], top[1], waiting))(top[2])), top[3]),)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         signatures = self.signatures
-        sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, state.dynamic[0])]
+        sig = list(map(signatures.get, zip(self.canon, state.dynamic[0])))
+        if None in sig:
+            sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, state.dynamic[0])]
         options = None  # the options of a choice, when they may hold ids of alike pieces
         if pending is None:
             pending_key = None
@@ -92,8 +98,9 @@ class TurnKeys:
                                                      for kind, dice in pending[2]))
         else:
             given = pending[2]
-            if waiting == "choose":
-                element = pending[1].element
+            spec = pending[1]
+            if waiting == "choose" and spec.then is None and not spec.several:  # (then: pairs; several: done)
+                element = spec.element
                 if element == "piece":
                     given = tuple(map(self._place_getter(state, sig), given))
                 elif element == "pieces":
@@ -103,12 +110,14 @@ class TurnKeys:
                     given = options = _freeze(given)
             else:
                 given = _freeze(given)
+                if waiting == "choose":
+                    options = given
             pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
         counters = _freeze(state.counters)
         fired = _freeze(state.fired) if state.fired else ()
         at = sig.__getitem__
-        if self.alike and _mentions((tuple(f[2] for f in frames), counters, tuple(f[2] for f in fired), options),
-                                    self.alike):
+        if self.alike and _mentions((tuple(f[2] for f in frames if f[2]), counters, tuple(f[2] for f in fired),
+                                     options), self.alike):
             zones: tuple = (tuple(map(tuple, state.zones)), tuple(tuple(map(at, zone)) for zone in state.zones))
         else:
             bags = self.bags
@@ -116,6 +125,10 @@ class TurnKeys:
                           for zone, bag in zip(state.zones, bags))
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
+
+    def _getter(self, procedure: int, pc: int, waiting: str | None):
+        found = self.getters[(procedure, pc, waiting)] = self.liveness.of(procedure).getter(pc, waiting)
+        return found
 
     def _new_signature(self, shown: tuple) -> int:
         found = self.signatures[shown] = len(self.signatures) + 1

@@ -1,0 +1,93 @@
+"""What makes states of a turn play on alike (rulelang.turnkey), and the two facts it rests on:
+which zones' order the rules read (rulelang.order_reads, checked on the files of
+tests/order_reads, each saying what it expects in its first line) and which variables may
+still be read (rulelang.liveness). Merging states never changes a value: each analysis below
+gives exactly the value of one that merges nothing."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from test_analysis import TWO_ROLLS, _pickomino_after_four_fives
+
+import rulelang
+from rulelang import analysis, model, turnkey
+from rulelang.liveness import GameLiveness
+
+ROOT = Path(__file__).resolve().parent.parent
+ORDER_READS = sorted((ROOT / "tests" / "order_reads").glob("*.rules"))
+
+
+def _expected_order_reads(path: Path) -> set[str]:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# ordered: "), f"{path.name} must say what it expects in its first line"
+    names = first.removeprefix("# ordered: ").split(" (")[0]
+    return set() if names == "none" else {name.strip() for name in names.split(",")}
+
+
+@pytest.mark.parametrize("path", ORDER_READS, ids=lambda p: p.stem)
+def test_order_reads(path):
+    assert set(rulelang.load(path).order_read_zones) == _expected_order_reads(path)
+
+
+def test_pickomino_reads_the_order_of_grill_and_stacks_only():
+    game = rulelang.load(ROOT / "games" / "pickomino.rules")
+    assert game.order_read_zones == {"grill", "stack"}  # cup and kept are bags
+
+
+def _turn_procedure(game):
+    return next(i for i, p in enumerate(game.procedures) if p.name == "turn")
+
+
+def test_a_chosen_symbol_is_dead_once_moved():
+    """Pickomino's `symbol` is written by the choice, read by the move after it, and dead at the
+    stop-or-roll decision and at the next roll (which the choice writes it again after)."""
+    game = rulelang.load(ROOT / "games" / "pickomino.rules")
+    index = _turn_procedure(game)
+    procedure = game.procedures[index]
+    live = GameLiveness(game).of(index)
+    symbol = procedure.slot_names.index("symbol")
+    ops = [op for op, *_ in procedure.code]
+    roll, choose, branch = ops.index(model.OP_ROLL), ops.index(model.OP_CHOOSE), ops.index(model.OP_BRANCH)
+    assert symbol not in live.live(roll, "roll")
+    assert symbol not in live.live(choose, "choose")
+    assert symbol in live.live(choose + 1)
+    assert symbol not in live.live(branch, "branch")
+
+
+class _NothingMerged(turnkey.TurnKeys):
+    """Every state its own: pieces by id, zones in order, every variable."""
+
+    def key(self, state):
+        pending = state.pending
+        return (turnkey._freeze(state.zones), turnkey._freeze(state.dynamic[0]), turnkey._freeze(state.frames),
+                None if pending is None else (pending[0], id(pending[1]), turnkey._freeze(pending[2:])),
+                turnkey._freeze(state.counters), state.player, state.turn_number, state.finished)
+
+
+def _chipo_after_a_first_set_aside():
+    game = rulelang.load(ROOT / "games" / "chipo-chipa.rules")
+    state = game.new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([2, 2, 5, 6, 2]))  # four white dice, then the red one
+    labels = [state.action_to_string(a) for a in state.legal_actions()]
+    state.apply_action(labels.index(next(label for label in labels if "red_die" in label)))
+    return game, state
+
+
+@pytest.mark.parametrize("position", ["two rolls", "pickomino", "chipo-chipa"])
+def test_merging_never_changes_a_value(position, monkeypatch):
+    if position == "two rolls":
+        game = rulelang.load(TWO_ROLLS)
+        state = game.new_initial_state(2)
+    elif position == "pickomino":
+        game, state = _pickomino_after_four_fives()
+    else:
+        game, state = _chipo_after_a_first_set_aside()
+    objective = analysis.gain_objective(game)
+    merged = analysis.Analysis(state, objective, exact=True)
+    monkeypatch.setattr(analysis, "TurnKeys", _NothingMerged)
+    alone = analysis.Analysis(state, objective, exact=True)
+    assert isinstance(merged.value, (int, Fraction)) and merged.value == alone.value
+    assert merged.states < alone.states or position == "two rolls"
