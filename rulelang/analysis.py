@@ -119,6 +119,7 @@ class PolicyLine:
     value: Any
     runner_up: str | None
     runner_up_value: Any
+    decision: str = ""  # the decision's prompt: the policy is listed decision by decision
 
 
 class Analysis:
@@ -242,20 +243,28 @@ class Analysis:
         return reach
 
     def policy(self, top: int | None = 20) -> list[PolicyLine]:
-        """The player's decisions reached under best play, most probable first (``top`` of them)."""
+        """The player's decisions reached under best play, decision by decision (the one most
+        likely reached first), each decision's situations most probable first (``top`` of them
+        per decision): a turn's later decisions (stop or roll again) are listed too, not only
+        the many situations of its first."""
         with _no_collection():
             reach = self.reach()
-        keys = [k for k, p in reach.items() if p and self.nodes[k][1] == "max"]
-        keys.sort(key=lambda k: -reach[k])
+        by_decision: dict[tuple, list[tuple]] = {}
+        for key, p in reach.items():
+            if p and self.nodes[key][1] == "max":
+                by_decision.setdefault(key[1][:2], []).append(key)
+        groups = sorted(by_decision.values(), key=lambda keys: -sum(reach[k] for k in keys))
         lines = []
-        for key in keys[:top]:
-            state = self._replay(key)
-            ranked = _ranked(self.nodes[key][2], "max")
-            best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
-            lines.append(PolicyLine(
-                reach[key], describe(state, self.start, self.seat), state.action_to_string(best[0]), best[2],
-                None if second is None else state.action_to_string(second[0]),
-                None if second is None else second[2]))
+        for keys in groups:
+            keys.sort(key=lambda k: -reach[k])
+            for key in keys[:top]:
+                state = self._replay(key)
+                ranked = _ranked(self.nodes[key][2], "max")
+                best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
+                lines.append(PolicyLine(
+                    reach[key], describe(state, self.start, self.seat), state.action_to_string(best[0]), best[2],
+                    None if second is None else state.action_to_string(second[0]),
+                    None if second is None else second[2], _decision(state)))
         return lines
 
     def _replay(self, key: tuple) -> State:
@@ -298,6 +307,14 @@ class Analysis:
         if node[1] != "max":
             return None
         return _ranked(node[2], "max")[0][0]
+
+
+def _decision(state: State) -> str:
+    """A decision as the rules name it: its rule, and its prompt when the rules gave one."""
+    frame = state.frames[-1]
+    rule = state.game.rules[state.game.procedures[frame[0]].code[frame[1]][3]].name
+    prompt = state.prompt()
+    return f"rule `{rule}`" + (f" ({prompt})" if prompt and prompt != "choose" else "")
 
 
 @contextlib.contextmanager

@@ -648,7 +648,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             "game": game.name, "players": players, "seat": result.seat, "at": where,
             "objective": objective.name, "value": number(result.value), "exact": args.exact,
             "states": result.states, "seconds": round(seconds, 3),
-            "policy": [{"probability": number(line.probability), "situation": line.situation, "best": line.best,
+            "policy": [{"decision": line.decision, "probability": number(line.probability),
+                        "situation": line.situation, "best": line.best,
                         "value": number(line.value), "runner_up": line.runner_up,
                         "runner_up_value": None if line.runner_up is None else number(line.runner_up_value)}
                        for line in policy]}, indent=2))
@@ -658,9 +659,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     print(f"value of best play: {number(result.value)}")
     print(f"{result.states:,} states valued in {seconds:.2f} s")
     if policy:
-        print(f"\nbest play, the {len(policy)} likeliest decisions (chance of reaching it, what the player sees:"
-              " best option = value; runner-up = value):")
+        print(f"\nbest play, decision by decision, the {args.top} likeliest situations of each (chance of "
+              "reaching it, what the player sees: best option = value; runner-up = value):")
+        decision = None
         for line in policy:
+            if line.decision != decision:
+                decision = line.decision
+                print(printable(f"{decision or 'a decision'}:"))
             runner = "" if line.runner_up is None else f"; {line.runner_up} = {number(line.runner_up_value)}"
             print(printable(f"{number(line.probability):>8}  {line.situation}: {line.best} = {number(line.value)}{runner}"))
     return EXIT_OK
@@ -860,7 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze_.add_argument("--at", type=int, metavar="N", help="with --log: the state after N steps (default: the end)")
     analyze_.add_argument("--objective", metavar="gain|success|EXPR", help="what the turn is worth (default: gain)")
     analyze_.add_argument("--exact", action="store_true", help="exact fractions instead of floats")
-    analyze_.add_argument("--top", type=int, default=20, metavar="N", help="decisions listed in the policy (default 20)")
+    analyze_.add_argument("--top", type=int, default=20, metavar="N", help="situations listed per decision in the policy (default 20)")
     analyze_.add_argument("--format", choices=("text", "json"), default="text")
     analyze_.add_argument("--max-states", type=int, default=2_000_000, metavar="N",
                           help="refuse a turn with more states than this (default 2,000,000)")
