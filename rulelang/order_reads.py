@@ -31,11 +31,15 @@ SCALAR_FUNCTIONS = frozenset({"count", "sum", "max", "min", "any", "all", "pairs
 EVERY = "*"  # stands for every zone
 
 
-def zones_whose_order_is_read(tree: n.RulesFile, collection_compares: Iterable[n.Node] = ()) -> frozenset[str]:
+def zones_whose_order_is_read(tree: n.RulesFile, collection_compares: Iterable[n.Node] = ()) -> frozenset[str] | None:
     """The names of the zones of ``tree`` whose order some rule may read (see the module), all
     of them when a name cannot be traced; ``collection_compares`` are the `==`/`!=` nodes the
-    compiler found comparing collections."""
-    return _OrderReads(tree, frozenset(collection_compares)).result()
+    compiler found comparing collections. None (every zone, as for a game not worked out) when
+    the names go too deep to follow: thousands of variables each made from the last."""
+    try:
+        return _OrderReads(tree, frozenset(collection_compares)).result()
+    except RecursionError:
+        return None
 
 
 class _OrderReads:

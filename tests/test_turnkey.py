@@ -91,3 +91,39 @@ def test_merging_never_changes_a_value(position, monkeypatch):
     alone = analysis.Analysis(state, objective, exact=True)
     assert isinstance(merged.value, (int, Fraction)) and merged.value == alone.value
     assert merged.states < alone.states or position == "two rolls"
+
+
+def test_names_too_deep_to_follow_leave_every_zone_ordered(tmp_path):
+    """Thousands of variables each made from the last: the order reads give up (every zone
+    keeps its order in the key) instead of failing."""
+    lets = "\n".join(f"        let v{i} = v{i - 1}" for i in range(1, 3000))
+    path = tmp_path / "deep.rules"
+    path.write_text(f"""game "deep":
+    players 2 to 2
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+zone kept: shared pool, public
+
+setup:
+    rule dice: create 3 d6 in cup
+
+turn:
+    rule throw: roll cup
+    rule chain:
+        let v0 = cup
+{lets}
+        move first(v2999) to kept
+
+end:
+    rule soon: game ends when turn_number >= 6
+
+winner:
+    rule most: most sum(kept)
+""", encoding="utf-8")
+    game = rulelang.load(path)
+    assert game.order_read_zones is None
+    assert analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), exact=True).value == \
+        Fraction(49, 24)  # a roll's faces go to the dice in order, lowest first: the least of 3d6
