@@ -5,10 +5,11 @@ turn can go: every outcome of each roll, draw or shuffle with its exact probabil
 option of each decision, until the turn ends (a new turn or round begins, or the game ends).
 The player whose turn it is takes the option of highest value; another seat deciding within
 that turn takes the lowest (a cautious value). States that play on alike are merged
-(``turn_key``), so each is valued once. The value is that of an ``Objective`` at the turn's end.
+(``rulelang.turnkey``), so each is valued once. The value is that of an ``Objective`` at the
+turn's end.
 
-``Analysis.policy(top)`` lists the decisions reached under best play, most probable first,
-each described from what the player sees (``describe``), with the best option's value and the
+``Analysis.policy(top)`` lists the decisions reached under best play, decision by decision and
+the most probable situations of each first, each described from what the player sees (``describe``), with the best option's value and the
 runner-up's. A turn that does not end within ``max_steps`` steps, can come back to a state it
 was in, or has more than ``max_states`` states is refused (``AnalysisRefused``).
 """
@@ -27,7 +28,7 @@ import attrs
 
 from .engine_values import _value_text
 from .runtime import CHANCE, State
-from .turnkey import TurnKeys, turn_key  # noqa: F401 - turn_key: part of this module's face
+from .turnkey import TurnKeys
 
 MAX_STATES = 2_000_000  # states valued in one analysis
 MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
@@ -119,7 +120,7 @@ class PolicyLine:
     value: Any
     runner_up: str | None
     runner_up_value: Any
-    decision: str = ""  # the decision's prompt: the policy is listed decision by decision
+    decision: str = ""  # the decision's rule (and prompt): the policy is listed decision by decision
 
 
 class Analysis:
