@@ -18,10 +18,10 @@ _NOTHING: frozenset[int] = frozenset()
 
 
 class ProcedureLiveness:
-    """The live slots of one procedure: ``at(pc)`` before instruction ``pc`` runs, and
-    ``resumed(pc, kind)`` when a state waits at ``pc`` for a decision or an outcome of ``kind``
-    ("choose", "branch", "roll", "draw", "shuffle"). Each is given as a getter of the live
-    values from a frame's slots."""
+    """The live slots of one procedure: ``live(pc)`` before instruction ``pc`` runs, and
+    ``live(pc, kind)`` when a state waits at ``pc`` for a decision or an outcome of ``kind``
+    ("choose", "branch", "roll", "draw", "shuffle"); ``getter`` gives the live values of a
+    frame's slots."""
 
     def __init__(self, procedure: m.Procedure, returns: list[bool] | None = None):
         code = procedure.code
@@ -60,7 +60,6 @@ class ProcedureLiveness:
         self._live = live
         self._kills = kills
         self._nexts = nexts
-        self._getters: dict[tuple[int, str | None], itemgetter | None] = {}
 
     def _used(self, function) -> frozenset[int]:
         if function is None:
@@ -92,20 +91,14 @@ class ProcedureLiveness:
         return after - self._kills[pc] if waiting == "choose" else after
 
     def getter(self, pc: int, waiting: str | None = None):
-        """A function of a frame's slots giving the live values (a tuple), cached per place."""
-        key = (pc, waiting)
-        found = self._getters.get(key, False)
-        if found is False:
-            live = sorted(self.live(pc, waiting))
-            if not live:
-                found = _none
-            elif len(live) == 1:
-                slot = live[0]
-                found = lambda slots: (slots[slot],)  # noqa: E731 - one slot: itemgetter gives no tuple
-            else:
-                found = itemgetter(*live)
-            self._getters[key] = found
-        return found
+        """A function of a frame's slots giving the live values at ``pc`` (a tuple)."""
+        live = sorted(self.live(pc, waiting))
+        if not live:
+            return _none
+        if len(live) == 1:
+            slot = live[0]
+            return lambda slots: (slots[slot],)  # one slot: itemgetter would give no tuple
+        return itemgetter(*live)
 
 
 def _none(slots) -> tuple:

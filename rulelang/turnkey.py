@@ -74,12 +74,8 @@ class TurnKeys:
             self._refresh(state)
         pending = state.pending
         waiting = None if pending is None else pending[0]
-        getters = self.getters
         *below, top = state.frames
-        frames = tuple((f[0], f[1], _freeze((getters.get((f[0], f[1], None)) or self._getter(f[0], f[1], None))(f[2])),
-                        f[3]) for f in below)
-        frames += ((top[0], top[1], _freeze((getters.get((top[0], top[1], waiting)) or
-                                             self._getter(top[0], top[1], waiting))(top[2])), top[3]),)
+        frames = tuple(self._frame(f, None) for f in below) + (self._frame(top, waiting),)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         signatures = self.signatures
         sig = list(map(signatures.get, zip(self.canon, state.dynamic[0])))
@@ -126,9 +122,14 @@ class TurnKeys:
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
-    def _getter(self, procedure: int, pc: int, waiting: str | None):
-        found = self.getters[(procedure, pc, waiting)] = self.liveness.of(procedure).getter(pc, waiting)
-        return found
+    def _frame(self, frame: list, waiting: str | None) -> tuple:
+        """A frame as the key sees it: its live variables only (the top frame's ``waiting`` at
+        its instruction for a decision or an outcome)."""
+        place = (frame[0], frame[1], waiting)
+        getter = self.getters.get(place)
+        if getter is None:
+            getter = self.getters[place] = self.liveness.of(frame[0]).getter(frame[1], waiting)
+        return (frame[0], frame[1], _freeze(getter(frame[2])), frame[3])
 
     def _new_signature(self, shown: tuple) -> int:
         found = self.signatures[shown] = len(self.signatures) + 1
@@ -177,8 +178,3 @@ def _mentions(value: Any, ids: frozenset[int]) -> bool:
             if (item.__class__ is tuple or item.__class__ is frozenset) and _mentions(item, ids):
                 return True
     return False
-
-
-def turn_key(state: State) -> tuple:
-    """What makes two states of a turn play on alike (see the module)."""
-    return TurnKeys().key(state)
