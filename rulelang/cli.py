@@ -890,6 +890,21 @@ def build_parser() -> argparse.ArgumentParser:
                             description="The games installed with rulelang: `rulelang run NAME.rules` "
                             "plays one from any folder (a local file of that name wins).")
     games_.set_defaults(handler=cmd_games)
+
+    playground = sub.add_parser("playground", help="the browser playground: build its static site, or serve it",
+                                description="A static site that runs rulelang in the browser (Pyodide). "
+                                "Its npm packages are downloaded once into a cache folder and checked.")
+    action = playground.add_subparsers(dest="action", metavar="ACTION", required=True)
+    build_ = action.add_parser("build", help="write the site into DIR")
+    build_.add_argument("dir", metavar="DIR")
+    serve_ = action.add_parser("serve", help="build the site and serve it over HTTP (Ctrl-C stops)")
+    serve_.add_argument("--dir", metavar="DIR", help="build into DIR (default: a temporary folder)")
+    serve_.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve_.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    for each in (build_, serve_):
+        each.add_argument("--cache", metavar="DIR", help="the npm tarball cache (default: "
+                          "$RULELANG_CACHE or ~/.cache/rulelang/npm)")
+    playground.set_defaults(handler=cmd_playground)
     return parser
 
 
@@ -930,6 +945,30 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(printable(f"{name:<{width}}  {game_name:<{title}}  {players}"))
     if rows:
         print(f"\nplay one with `rulelang run {rows[0][0]}`, from any folder")
+    return EXIT_OK
+
+
+def cmd_playground(args: argparse.Namespace) -> int:
+    """Build the playground's site (and serve it); a failed download or check exits 2."""
+    import tempfile
+
+    from .playground import build
+
+    cache = Path(args.cache) if args.cache else None
+    if args.action == "serve" and not 0 <= args.port <= 65535:
+        raise UsageError(f"--port takes 0 to 65535, not {args.port}")
+    try:
+        if args.action == "build":
+            summary = build.build_site(Path(args.dir), cache)
+            print(f"built {summary['files']} files ({summary['bytes'] / 1e6:.1f} MB) in {args.dir}")
+            print(f"serve it with `rulelang playground serve --dir {args.dir}`")
+            return EXIT_OK
+        with tempfile.TemporaryDirectory(prefix="rulelang-playground-") as temporary:
+            site = Path(args.dir or temporary)
+            build.build_site(site, cache)
+            build.serve(site, args.host, args.port)
+    except build.BuildError as error:
+        raise UsageError(str(error)) from None
     return EXIT_OK
 
 

@@ -1,0 +1,1 @@
+"""The playground: rulelang in the browser (Pyodide), as a static site."""
