@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         build.build_site(site)
         print(f"site built in {time.perf_counter() - started:.1f} s "
               f"({sum(f.stat().st_size for f in site.rglob('*') if f.is_file()) / 1e6:.1f} MB)")
-        server = build.make_server(site, "127.0.0.1", 0)
+        server = build.make_server(site, "127.0.0.1", 0, quiet=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}/?game={args.game}"
         text = (site / "games" / args.game).read_text(encoding="utf-8")

@@ -122,17 +122,24 @@ def _reason(error: Exception) -> str:
     return reason.lower()
 
 
-def bundled_games() -> list[Path]:
-    """The games shipped with the package (``rulelang.games``; in a checkout, ``games/``)."""
+def data_folder(name: str) -> Path:
+    """The folder of the package's data ``rulelang.NAME`` (``grammar`` or ``games``): where an
+    install put it, else beside the package in a checkout (``grammar/``, ``games/``), which is
+    also where it is when the checkout's ``rulelang`` shadows an installed one."""
     from importlib import resources
 
     try:
-        folder = Path(str(resources.files("rulelang.games")))
+        folder = Path(str(resources.files(f"rulelang.{name}")))
     except (ModuleNotFoundError, TypeError):
-        folder = Path(__file__).resolve().parent.parent / "games"
-    if not folder.is_dir():
-        folder = Path(__file__).resolve().parent.parent / "games"
-    return sorted(folder.glob("*.rules"))
+        folder = None
+    if folder is None or not folder.is_dir():
+        folder = Path(__file__).resolve().parent.parent / name
+    return folder
+
+
+def bundled_games() -> list[Path]:
+    """The games shipped with the package (``rulelang.games``; in a checkout, ``games/``)."""
+    return sorted(data_folder("games").glob("*.rules"))
 
 
 def find_rules(path: str) -> str:

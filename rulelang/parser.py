@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from importlib import resources
-from pathlib import Path
 
 import attrs
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -22,6 +20,7 @@ from lark.lexer import PatternStr
 
 from . import nodes as n
 from .diagnostics import Diagnostic, register
+from .files import data_folder
 from .limits import DEFAULT, Limits
 from .source import Source, Span, comment_start, printable
 
@@ -85,11 +84,7 @@ MAX_DEPTH = 100
 
 
 def _grammar_text() -> str:
-    try:
-        return resources.files("rulelang.grammar").joinpath("rulelang.lark").read_text("utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):
-        # Running from a checkout that was not installed: the grammar sits beside the package.
-        return (Path(__file__).resolve().parent.parent / "grammar" / "rulelang.lark").read_text("utf-8")
+    return (data_folder("grammar") / "rulelang.lark").read_text("utf-8")
 
 
 class _BadIndent(Exception):

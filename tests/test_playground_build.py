@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
-import importlib.util
 import io
 import json
 import os
@@ -19,7 +18,6 @@ import subprocess
 import sys
 import tarfile
 import threading
-import types
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -27,22 +25,30 @@ from pathlib import Path
 import pytest
 
 from rulelang import __version__, cli
-from rulelang.files import bundled_games
+from rulelang.files import bundled_games, data_folder
 from rulelang.playground import build
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("site")
-    with pytest.MonkeyPatch.context() as patch:
-        if importlib.util.find_spec("rulelang.playground.api") is None:  # written by another helper
-            stand_in = types.ModuleType("rulelang.playground.api")
-            stand_in.catalogue = lambda: [{"file": p.name} for p in bundled_games()]  # type: ignore[attr-defined]
-            patch.setitem(sys.modules, "rulelang.playground.api", stand_in)
-            patch.setattr("rulelang.playground.api", stand_in, raising=False)
-        summary = build.build_site(dest)
+    summary = build.build_site(dest)
     assert summary["dest"] == str(dest) and summary["files"] > 10 and summary["bytes"] > 1_000_000
     return dest
+
+
+def test_data_is_found_beside_a_checkout_that_shadows_an_install(monkeypatch) -> None:
+    # CI installs the project, then runs pytest in the checkout, whose rulelang has no
+    # rulelang.grammar or rulelang.games subpackage: the folders beside it serve.
+    from importlib import resources
+
+    def not_a_package(name: str):
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(resources, "files", not_a_package)
+    assert (data_folder("grammar") / "rulelang.lark").is_file()
+    assert "pickomino.rules" in {p.name for p in bundled_games()}
+    assert {"turn", "rule"} <= set(build.grammar_keywords())
 
 
 def tarball(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -123,7 +129,7 @@ def test_rulelang_runs_from_its_three_wheels_alone(site: Path, tmp_path: Path) -
     empty.mkdir()
     script = (
         "import sys, rulelang, lark, attr\n"
-        "from rulelang.files import bundled_games\n"
+        "from rulelang.files import bundled_games, data_folder\n"
         "from rulelang.pipeline import analyse\n"
         "print(rulelang.__file__, lark.__file__, attr.__file__)\n"
         "games = bundled_games()\n"

@@ -23,12 +23,13 @@ import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Iterable, Iterator
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 import attrs
 
 from .. import __version__
+from ..files import data_folder
 
 HERE = Path(__file__).resolve().parent
 LOCK_FILE = HERE / "npm-lock.json"
@@ -228,12 +229,11 @@ def package_files(folder: Path, prefix: str = "", skip: Iterable[str] = ()) -> I
 
 def rulelang_wheel(out_dir: Path) -> Path:
     """A wheel of the importable rulelang, with its grammar and games from wherever
-    ``importlib.resources`` finds them (in an editable install: the checkout's folders)."""
+    ``data_folder`` finds them (in an editable install or a checkout: the checkout's folders)."""
     root = Path(__file__).resolve().parent.parent
     files = dict(package_files(root, "rulelang", skip=("grammar", "games", "playground/page")))
     for sub in ("grammar", "games"):
-        folder = Path(str(resources.files(f"rulelang.{sub}")))
-        files.update(package_files(folder, f"rulelang/{sub}"))
+        files.update(package_files(data_folder(sub), f"rulelang/{sub}"))
     try:
         requires = [r for r in metadata.requires("rulelang") or [] if "extra ==" not in r]
     except metadata.PackageNotFoundError:
@@ -278,7 +278,7 @@ def installed_wheel(out_dir: Path, dist_name: str) -> Path:
 def grammar_keywords() -> list[str]:
     """The word literals of the grammar (``"roll"``, ``"turn"``, ...), sorted."""
     words: set[str] = set()
-    for path in resources.files("rulelang.grammar").iterdir():
+    for path in sorted(data_folder("grammar").iterdir()):
         if path.name.endswith(".lark"):
             for line in path.read_text(encoding="utf-8").splitlines():
                 if not line.lstrip().startswith("//"):
@@ -342,9 +342,17 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
 
-def make_server(dest: Path, host: str = "127.0.0.1", port: int = 8000) -> http.server.ThreadingHTTPServer:
+class QuietSiteHandler(SiteHandler):
+    """A SiteHandler that logs no requests (benchmarks, tests)."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def make_server(dest: Path, host: str = "127.0.0.1", port: int = 8000,
+                quiet: bool = False) -> http.server.ThreadingHTTPServer:
     """An HTTP server of the folder ``dest`` (not yet serving); port 0 picks a free port."""
-    handler = functools.partial(SiteHandler, directory=str(dest))
+    handler = functools.partial(QuietSiteHandler if quiet else SiteHandler, directory=str(dest))
     try:
         return http.server.ThreadingHTTPServer((host, port), handler)
     except (OSError, OverflowError) as error:
