@@ -1,5 +1,5 @@
-"""The command line: run (play at the terminal), lint, fmt, replay, explain, simulate, compare
-and diff.
+"""The command line: run (play at the terminal), lint, fmt, replay, explain, simulate, compare,
+analyze, diff, test, games and playground.
 
 Exit codes: 0 clean, 1 errors found in the rules (or a fault while playing), 2 a usage or I/O
 problem, 130 interrupted. Bad input never shows a traceback: rules errors are diagnostics.

@@ -168,7 +168,8 @@ def test_a_game_against_a_bot_plays_to_the_end(page):
 
 
 def test_hot_seat_shows_no_other_hand(browser, url, tmp_path):
-    page = open_page(browser, url, "?game=six-nimmt.rules")
+    page = open_page(browser, url, "?game=six-nimmt")
+    assert page.input_value("#game") == "six-nimmt.rules"  # the short form of ?game= works
     page.fill("#players", "3")
     page.dispatch_event("#players", "change")
     selects = page.locator("#seats select")

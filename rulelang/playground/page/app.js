@@ -384,7 +384,7 @@ async function main() {
   } else {
     const asked = new URLSearchParams(location.search).get("game");
     const games = engine.manifest.games;
-    const first = games.find((g) => g.file === asked) ?? games[0];
+    const first = games.find((g) => g.file === asked || g.file === `${asked}.rules`) ?? games[0];
     if (first) {
       $("game").value = first.file;
       await loadGame(first.file);
