@@ -252,6 +252,8 @@ def test_a_simulation_runs_in_a_worker_and_draws_win_shares(page):
 def test_a_share_link_carries_the_rules_text(page, browser, url):
     editor_call(page, "cm.setValue(cm.getValue() + '\\n# my variant\\n');")
     page.click("#share")
+    # the text is compressed by a stream: the link is written a moment after the click
+    page.wait_for_function("document.querySelector('#share-url').value.includes('r=')")
     link = page.locator("#share-url").input_value()
     assert "#" in link and "r=" in link
     other = open_page(browser, link.replace(url, url, 1), "")

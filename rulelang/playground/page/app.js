@@ -9,7 +9,7 @@ const BOTS = ["you", "random", "mc"];
 let engine = null; // {call, manifest} once Python has started
 let fileName = "game.rules";
 let gameInfo = null; // the last lint's {name, min_players, max_players, options}
-let step = null; // the step on screen (a seat's own view only)
+let currentGame = null; // the number of the game on the table
 let watchTimer = null;
 
 // ------------------------------------------------------------------ the editor
@@ -178,10 +178,12 @@ function show(answer) {
     $("result").textContent = answer.error;
     return;
   }
-  step = answer;
+  currentGame = answer.game;
   if (window.playground) window.playground.lastGame = answer.game;
   if (answer.hand_over) {
-    clearSeatView(); // nothing of the last player's view stays in the page
+    // nothing of the last player's view stays in the page, and the next one's is asked for
+    // only once they are at the screen
+    clearSeatView();
     $("seatview").hidden = true;
     $("handoff-text").textContent = `Pass to player ${answer.seat + 1}. The other players look away.`;
     $("handoff").hidden = false;
@@ -355,7 +357,7 @@ function wire() {
   }
   $("players").onchange = drawSeats;
   $("start").onclick = startGame;
-  $("handoff-ready").onclick = () => showView(step);
+  $("handoff-ready").onclick = () => showView(engine.call({ op: "view", game: currentGame }));
   $("sim-run").onclick = simulate;
   $("scenario-run").onclick = runScenario;
   $("share").onclick = share;
