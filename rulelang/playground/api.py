@@ -328,13 +328,10 @@ def op_start(request: dict) -> dict:
     play = Play(number, None, seats, seed, log)
     play.seen = dict.fromkeys(play.humans, 0)
     _keep(_games, number, play)
-    try:
+
+    def set_up() -> None:
         play.state = game.new_initial_state(len(seats))
-    except RuntimeFault as fault:
-        _faulted(play, fault)
-        return _respond(play)
-    _play_on(play, bot_moves=0)
-    return _respond(play)
+    return _then_play_on(play, set_up)
 
 
 def op_act(request: dict) -> dict:
@@ -345,13 +342,7 @@ def op_act(request: dict) -> dict:
                          f"{_STATUS_WORDS[play.last.get('status')]})")
     legal = play.state.legal_actions()
     index = _whole(request, "action", 0, len(legal) - 1)
-    try:
-        _apply(play, legal[index])
-    except RuntimeFault as fault:
-        _faulted(play, fault)
-        return _respond(play)
-    _play_on(play, bot_moves=0)
-    return _respond(play)
+    return _then_play_on(play, lambda: _apply(play, legal[index]))
 
 
 def op_advance(request: dict) -> dict:
@@ -478,6 +469,18 @@ _STATUS_WORDS = {"decide": "waiting for a decision", "watch": "played by bots al
 def _apply(play: Play, action: Any) -> None:
     gamelog.append_action(play.log, play.state, action)  # logged before it is applied, as `run` does
     play.state.apply_action(action)
+
+
+def _then_play_on(play: Play, first) -> dict:
+    """Do ``first`` (the set-up, or a human's action), then play on to the next human decision;
+    the step answer. A fault in the rules is kept in the play."""
+    try:
+        first()
+    except RuntimeFault as fault:
+        _faulted(play, fault)
+        return _respond(play)
+    _play_on(play, bot_moves=0)
+    return _respond(play)
 
 
 def _faulted(play: Play, fault: RuntimeFault) -> None:
