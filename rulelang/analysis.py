@@ -26,6 +26,7 @@ from typing import Any
 
 import attrs
 
+from . import knowledge
 from .engine_values import _value_text
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
@@ -132,7 +133,7 @@ class Analysis:
             raise AnalysisRefused("the game is over: there is no turn to analyse")
         root = state.clone(tracing=False)
         root.events, root.history, root.seen_lines = [], [], {}
-        root.knows = root.seen_counters = None  # what seats know does not change play
+        knowledge.forget(root)  # what seats know does not change play
         self.start = state
         self.seat = root.player
         self.objective = objective

@@ -11,6 +11,7 @@ order. More than ``limit`` ways alive at once gives up (None): the caller sample
 
 from __future__ import annotations
 
+from . import knowledge
 from .diagnostics import RuntimeFault
 from .knowledge import Seen, _new_lines
 from .runtime import CHANCE, State
@@ -87,7 +88,7 @@ def worlds(seen: Seen, seat: int, limit: int, kept: Belief | None = None) -> lis
 def _bare(state: State) -> State:
     """A replay keeps no knowledge, and its trace and history only for the step being played."""
     state.events, state.history, state.seen_lines = [], [], {}
-    state.knows = state.seen_counters = None
+    knowledge.forget(state)
     return state
 
 

@@ -169,7 +169,7 @@ class Board:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
                                                self._places(origins, to) if self.carried else None)))
-        if self.knows is not None:
+        if self.keeps_knowledge:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
             self._match_triggers(pieces, origins, to, False)
@@ -217,7 +217,7 @@ class Board:
             self._make_carried_zones(carriers, kind_index, new)
         if self.tracing:
             self.events.append((rule, "create", (tuple(new), into, self._places((into,)))))
-        if self.knows is not None:
+        if self.keeps_knowledge:
             knowledge.created(self, new, into)
 
     def _make_carried_zones(self, carriers: list, kind_index: int, new: list[int]) -> None:
@@ -239,7 +239,7 @@ class Board:
             raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
                                 f"than {self.number_digits} digits")
         self.counters[index] = value
-        if self.seen_counters:
+        if self.keeps_knowledge and self.seen_counters:
             knowledge.counter_set(self, index, value)
         if self.tracing:
             self.events.append((rule, "set", (index, value, is_seat)))
@@ -279,7 +279,7 @@ class Board:
                 if self.tracing:
                     self.events.append((pending[1], "roll", list(zip(
                         dice, map(labels_out.__getitem__, dice), map(self.where.__getitem__, dice)))))
-                if self.knows is not None:
+                if self.keeps_knowledge:
                     knowledge.rolled(self, dice)
                 return
         if outcome.__class__ is not tuple or len(outcome) != len(groups):
@@ -301,7 +301,7 @@ class Board:
         if self.tracing:
             where = self.where
             self.events.append((pending[1], "roll", [(p, labels_out[p], where[p]) for _, dice in groups for p in dice]))
-        if self.knows is not None:
+        if self.keeps_knowledge:
             knowledge.rolled(self, [p for _, dice in groups for p in dice])
 
     def counter_of(self, index: int) -> tuple[m.CounterDef, int | None]:

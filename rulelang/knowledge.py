@@ -73,6 +73,7 @@ def counter_seers(state: State, index: int) -> int:
 def start(state: State) -> None:
     """Knowledge at the start of a game: counters' first values are known to all (the rules
     compute them); pieces are created later, through ``created``."""
+    state.keeps_knowledge = True  # the hooks below run as the state plays
     state.knows = []
     # Per zone, every bit set in the masks of its pieces (or more: pieces that leave do not
     # clear it): a move needs no walk of a zone it leaves when no seat it hides from can know
@@ -80,6 +81,21 @@ def start(state: State) -> None:
     state.zone_knows = {}
     state.seen_counters = {i: (value,) * state.n for i, value in enumerate(state.counters)
                            if counter_seers(state, i) != (1 << state.n) - 1}
+
+
+def forget(state: State) -> None:
+    """Keep no knowledge in this state (a look-ahead copy, a replay, a determinized sample):
+    its play does not depend on it, and a sample's true knowledge would tell what is hidden."""
+    state.keeps_knowledge = False
+    state.knows = state.zone_knows = state.seen_counters = None
+
+
+def adopt(state: State, source: State) -> None:
+    """Give ``state`` the knowledge ``source`` kept while playing the same game (a lazy
+    state's shadow), and keep it from now on."""
+    state.keeps_knowledge = True
+    state.knows, state.zone_knows = list(source.knows), dict(source.zone_knows)
+    state.seen_counters = dict(source.seen_counters)
 
 
 def created(state: State, new: list[int], into: int) -> None:
@@ -170,7 +186,7 @@ def observation(state: State, seat: int) -> str:
 def _deal(state: State, seat: int, rng: random.Random) -> State:
     """One determinization (see ``sample_state``), not yet checked against the observation."""
     copy = state.clone(tracing=False)
-    copy.knows = copy.seen_counters = None
+    forget(copy)
     copy.events, copy.history = [], []  # the true history would tell hidden rolls
     knows, kinds, kind_of = state.knows, state.game.kinds, state.pieces.kind
     bit = 1 << seat
@@ -378,7 +394,7 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     start = initial_state(state.game, state.n, trace="eager")  # replays compare lines step by step
     for step in steps[:first]:
         start.apply_action(step[0])
-    start.knows = start.seen_counters = None  # replays need no knowledge: they compare lines
+    forget(start)  # replays need no knowledge: they compare lines
     kept = [(action if shown else None, lines, mover, is_draw) for action, shown, lines, mover, is_draw in steps[first:]]
     drawn = frozenset(step[0] for step in kept if step[0] is not None and step[3])
     return Seen(start, kept, drawn, state.observation_string(seat))
@@ -461,7 +477,7 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
         return None
     replay.tracing = False
     replay.events, replay.history, replay.seen_lines = [], [], {}
-    replay.knows = replay.seen_counters = None
+    forget(replay)
     return replay
 
 

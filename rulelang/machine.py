@@ -302,7 +302,7 @@ class Machine:
                     if len(self.zones[zone]) < 2 or self.sort_columns[zone] is not None:
                         pc += 1  # nothing to put in order, or a zone that keeps its own
                         continue
-                    if self.knows is not None:
+                    if self.keeps_knowledge:
                         knowledge.shuffled(self, zone)
                     self.pending = ("shuffle", rule, (zone, len(self.zones[zone])))
                     return

@@ -145,7 +145,27 @@ class _LazyEvents:
         return state._replayed_events()
 
 
-_BY_HAND = ("a state changed by hand needs its trace recorded: make it with trace=\"eager\" or "
+class _DeferredKnowledge:
+    """``State.knows``, ``zone_knows`` and ``seen_counters`` of a lazy state that keeps no
+    knowledge while it plays (a game that hides something, started by ``initial_state``): read
+    once, they are rebuilt from the shadow that the lazy trace replays (which keeps knowledge
+    as it plays), and the state keeps them from then on. A state with its own (or with None,
+    in a game that hides nothing) has them in its ``__dict__``: then this is never called."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        state._replayed_events()  # the shadow brought up to the history, and checked
+        knowledge.adopt(state, state.shadow)
+        return state.__dict__[self.name]
+
+
+_KNOWLEDGE = ("knows", "zone_knows", "seen_counters")
+_BY_HAND = ("a state changed by hand needs its trace and what each seat knows recorded as it plays: "
+            "make it with trace=\"eager\" or "
             "copy it with clone(tracing=True) before changing it")
 
 
@@ -160,6 +180,9 @@ class State(Board, Machine, Views):
     """A game in progress. Decisions and chance outcomes go in through ``apply_action``."""
 
     events = _LazyEvents()
+    knows = _DeferredKnowledge("knows")
+    zone_knows = _DeferredKnowledge("zone_knows")
+    seen_counters = _DeferredKnowledge("seen_counters")
 
     def __init__(self, game: m.GameDef, players: int, trace: str = "lazy"):
         if trace not in TRACE_MODES:
@@ -233,8 +256,11 @@ class State(Board, Machine, Views):
         # events start with the same ones, since events are only ever appended.
         self.seen_lines: dict[Any, tuple[int, tuple[str, ...]]] = {}
         self._init_counters()
-        # What each seat knows (see knowledge.py): kept only when the game hides something.
+        # What each seat knows (see knowledge.py): kept only when the game hides something,
+        # and in a lazy copy only once asked for (`_DeferredKnowledge`).
+        self.keeps_knowledge = False
         self.knows: list[int] | None = None
+        self.zone_knows: dict[int, int] | None = None
         self.seen_counters: dict[int, tuple] | None = None
         if knowledge.tracks_knowledge(game):
             knowledge.start(self)
@@ -445,6 +471,8 @@ class State(Board, Machine, Views):
             events = list(self.events)
             other = self._copy()
             other.events, other.shadow = events, None
+            if "knows" not in self.__dict__:  # knowledge deferred: the copy will have no shadow
+                knowledge.adopt(other, self.shadow)
             self.shadow_own = True  # the copy does not share the shadow
         else:
             other = self._copy()
@@ -469,7 +497,7 @@ class State(Board, Machine, Views):
         other.fired = list(self.fired)
         if self.rule_counts is not None:
             other.rule_counts = dict(self.rule_counts)
-        if self.knows is not None:
+        if self.keeps_knowledge:
             other.knows = list(self.knows)
             other.zone_knows = dict(self.zone_knows)
             other.seen_counters = dict(self.seen_counters)
@@ -491,6 +519,10 @@ class State(Board, Machine, Views):
         other = self._copy()
         del other.events
         other.tracing = False
+        if other.keeps_knowledge:  # rebuilt from the shadow when asked, not kept while playing
+            other.keeps_knowledge = False
+            for name in _KNOWLEDGE:
+                del other.__dict__[name]
         other.shadow, other.shadow_own = self, False
         return other
 
