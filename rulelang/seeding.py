@@ -149,14 +149,17 @@ def random_playout(state: State, seed: int, watch: Any = None) -> State:
     when every seat is ``random``. ``watch``, if given, is called with the state after each step."""
     game_key, chance_who = _game_key(seed), CHANCE & _MASK
     history = state.history
+    step = StepRandom(0)  # one generator, its counter set at each step: as a new one per step
     while not state.finished:
         player = state.current_player()
         step_key = _mix(game_key ^ len(history))
         if player == CHANCE:
-            state.apply_action(state.sample_chance(StepRandom(_mix(step_key ^ chance_who))))
+            step._counter = _mix(step_key ^ chance_who)
+            state.apply_action(state.sample_chance(step))
         else:
             legal = state.legal_actions()
-            state.apply_action(legal[StepRandom(_mix(step_key ^ player)).randbelow(len(legal))])
+            step._counter = _mix(step_key ^ player)
+            state.apply_action(legal[step.randbelow(len(legal))])
         if watch is not None:
             watch(state)
     return state
