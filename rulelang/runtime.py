@@ -128,6 +128,19 @@ def initial_state(game: m.GameDef, players: int, trace: str = "lazy") -> State:
     return start.clone() if trace == "eager" else start._lazy_copy()
 
 
+# Sampled roll outcomes, one object per outcome, shared by every state and game: a history
+# holds references, not copies (most of a finished game's memory was its rolls). Bounded.
+_OUTCOMES: dict[tuple, tuple] = {}
+_OUTCOMES_KEPT = 1 << 16
+
+
+def _interned(outcome: tuple) -> tuple:
+    if len(_OUTCOMES) >= _OUTCOMES_KEPT:
+        _OUTCOMES.clear()
+    _OUTCOMES[outcome] = outcome
+    return outcome
+
+
 class TraceUnavailable(RuntimeError):
     """The trace of a lazily traced state cannot be rebuilt: replaying its history from the
     start does not give this state (it was changed by hand, not through ``apply_action``)."""
@@ -360,7 +373,8 @@ class State(Board, Machine, Views):
         if pending is not None and pending[0] == "roll" and len(pending[2]) == 1:  # one kind of dice
             kind_index, dice = pending[2][0]
             faces = len(self.game.kinds[kind_index].face_labels)
-            return (tuple(sorted([int(draw() * faces) for _ in dice])),)
+            outcome = (tuple(sorted([int(draw() * faces) for _ in dice])),)
+            return _OUTCOMES.get(outcome) or _interned(outcome)
         self._need_roll(_CHANCE_KINDS)
         if self.pending[0] == "draw":
             pieces = self.zones[self.pending[2][0]]
@@ -369,8 +383,9 @@ class State(Board, Machine, Views):
             pieces = self.shuffle_left()
             return pieces[int(draw() * len(pieces))]
         kinds = self.game.kinds
-        return tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
-                     for kind_index, dice in self.pending[2])
+        outcome = tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
+                        for kind_index, dice in self.pending[2])
+        return _OUTCOMES.get(outcome) or _interned(outcome)
 
     def apply_action(self, action) -> None:
         """Apply a decision (an index from legal_actions) or a chance outcome."""
