@@ -401,6 +401,23 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
                          f"{MAX_SUBSETS} a choice can offer; choose in smaller steps")
     # The groups hold size * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
     _items(st, range(size + size * len(pieces) // 2))
+    if all(len(members) == 1 for members in classes):  # dice: each value shown by one kind only
+        return _groups_of_one_key(lists, [members[0] for members in classes])
+    return _groups_by_counts(lists, classes)
+
+
+def _groups_of_one_key(lists: list[list[int]], keys: list[int]) -> list[list[int]]:
+    """``_groups_by_counts`` where each class holds one key (a group is the first c pieces of
+    one key's list), without its counting: the same groups in the same order, by size, and of
+    one size, the later key first (its counts sort lower)."""
+    longest = max((len(lists[k]) for k in keys), default=0)
+    keys = sorted(keys, reverse=True)
+    return [lists[k][:c] for c in range(1, longest + 1) for k in keys if len(lists[k]) >= c]
+
+
+def _groups_by_counts(lists: list[list[int]], classes: list) -> list[list[int]]:
+    """Every group that takes some pieces of the keys (``lists``) of one class: each group as
+    counts per key, in the order of their counts (itertools.product's), then by size."""
     found = []
     for members in classes:
         # The counts of each key in the class; the first of itertools.product's is all zeros.
@@ -663,7 +680,7 @@ class ExpressionCompiler:
     def function(self, code: str, params: str = "st, fr"):
         """A Python function from generated expression source (and the pending prelude)."""
         if self.prelude:
-            return self.procedure_function(self.take_prelude() + [f"return {code}"])
+            return self.procedure_function(self.take_prelude() + [f"return {code}"], params)
         try:
             function = eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
         except (SyntaxError, RecursionError, MemoryError):

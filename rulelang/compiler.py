@@ -1541,19 +1541,33 @@ class _Code:
             raise CompileError
         return self.compiler.function(e.code)
 
-    def _choice_part(self, part, scope):
+    def _choice_part(self, part, scope, as_filter: bool = False):
         """The options of `choose VAR from OPTIONS [where COND]` (or of its `then` part): their
-        code, the kind of an option, VAR's slot, and the condition's function (or None)."""
+        code, the kind of an option, VAR's slot, and the condition's function (or None): with
+        ``as_filter``, ``f(st, fr, options)`` giving the options it keeps, the parts of the
+        condition that do not depend on the option worked out once (as in a `where` filter);
+        else ``f(st, fr)`` testing the option in VAR's slot."""
         options, kind = self.compiler.collection_code(part.options, scope, self.slots)
         element = SINGLE_FOR.get(kind, "any")
         local = scope.names.get(part.var)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
         scope.names[part.var] = (f"fr[{slot}]", element)
         where = None
-        if part.where is not None:
+        if part.where is not None and as_filter:
             # The condition sees the option under its name and, like `where`, its attributes.
+            option = self.compiler.fresh("o")
+            inner = Scope(scope, element=(option, element))
+            inner.names[part.var] = (option, element)
+            self.compiler.bound.append(option)
+            try:
+                test = self.compiler.truth_code(part.where, inner, self.slots)
+            finally:
+                self.compiler.bound.pop()
+            where = self.compiler.function(f"[{option} for {option} in _options if {test}]", "st, fr, _options")
+        elif part.where is not None:
             test = self.compiler.truth_code(part.where, Scope(scope, element=(f"fr[{slot}]", element)), self.slots)
             where = self.compiler.function(test)
+        if part.where is not None:
             alike = self.compiler.alike_attribute(part.where, part.var) or \
                 self.compiler.alike_attribute(part.where, "it")
             if alike is not None:
@@ -1564,7 +1578,7 @@ class _Code:
         if stmt.several is not None:
             self._choose_several(stmt, scope)
             return
-        options, element, slot, where = self._choice_part(stmt, scope)
+        options, element, slot, where = self._choice_part(stmt, scope, as_filter=True)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         describe, to_json = _describer(element), _jsoner(element)
@@ -1642,19 +1656,14 @@ class _Code:
                        "pieces", stmt.several, help="write the smaller number first")
             raise CompileError
         # the single pieces, for the condition and each step: NAME is one piece there
-        options, _, pick, where = self._choice_part(stmt, Scope(scope))
+        options, _, pick, where = self._choice_part(stmt, Scope(scope), as_filter=True)
         options = self.compiler.function(options)
         chain = self.slots.new("(several)")
 
         def begin(st, fr):
             pieces = options(st, fr)
             if where is not None:
-                kept, before = [], fr[pick]
-                for piece in pieces:
-                    fr[pick] = piece
-                    if where(st, fr):
-                        kept.append(piece)
-                fr[pick], pieces = before, kept
+                pieces = where(st, fr, pieces)
             fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr))
 
         def advance(st, fr):

@@ -222,16 +222,8 @@ class Machine:
                 elif op == 3:  # OP_CHOOSE
                     frame[1] = pc
                     options = a.options(self, slots)
-                    if a.where is not None:
-                        where, slot = a.where, a.slot
-                        before = slots[slot]  # the variable keeps its value until something is chosen
-                        kept = []
-                        for option in options:
-                            slots[slot] = option
-                            if where(self, slots):
-                                kept.append(option)
-                        slots[slot] = before
-                        options = kept
+                    if a.where is not None:  # the options the condition keeps
+                        options = a.where(self, slots, options)
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
                     if a.of_pieces and not a.several and not _ONLY_INT.issuperset(map(type, options)):

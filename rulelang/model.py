@@ -135,8 +135,8 @@ class ChoiceSpec:
     """A decision node: options, an optional filter, who chooses, and where the choice goes."""
 
     options: Evaluator
-    where: Evaluator | None
-    slot: int            # frame slot receiving the chosen value (and the option being tested)
+    where: Callable[[Any, list, list], list] | None  # (state, frame, options) -> the options the condition keeps
+    slot: int            # frame slot receiving the chosen value
     chooser: Evaluator | None
     prompt: str
     describe: Callable[[Any, Any], str]

@@ -11,6 +11,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulelang import cli
 from rulelang.diagnostics import Diagnostic, render_concise, render_full, render_json
@@ -298,3 +300,18 @@ def test_subsets_of_alike_groups_are_those_the_condition_keeps(tmp_path, zone, a
     found = options("count(group) < 4 and one_value(group)")
     assert found == options("count(group) < 4 and (one_value(group) or false)")
     assert all(found) and any(len(labels) > 3 for labels in found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_groups_of_one_key_are_the_counted_groups(sizes, rng):
+    """The quick way to list the groups of keys alone in their class gives the same groups in
+    the same order as counting them."""
+    from rulelang.codegen import _groups_by_counts, _groups_of_one_key
+    ids = iter(range(100))
+    lists = [[next(ids) for _ in range(size)] for size in sizes]
+    keys = list(range(len(lists)))
+    rng.shuffle(keys)  # classes come in the order their values first appear, not by key
+    assert _groups_of_one_key(lists, keys) == _groups_by_counts(lists, [[k] for k in keys])
+    if len(lists) == 1:
+        assert _groups_of_one_key(lists, [0]) == _groups_by_counts(lists, [range(1)])
