@@ -312,7 +312,9 @@ UNSET = object()  # a define's value not worked out yet in this statement functi
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
-_ZONE_CODE = re.compile(r"^st\.zones\[(\w+|fr\[\d+\])\]$")  # the pieces of a zone: always a list
+_ZONE_CODE = re.compile(r"^st\.zones\[\(?(\w+|fr\[\d+\])\)?\]$")  # the pieces of a zone: always a list
+# `first` or `last` of a zone, as _x_Call writes it: its attribute is read the same way
+_ZONE_END_CODE = re.compile(r"^\((st\.zones\[\(?(?:\w+|fr\[\d+\])\)?\])\[(0|-1)\] if \1 else None\)$")
 
 
 def _listify(value):
@@ -1104,6 +1106,10 @@ class ExpressionCompiler:
             if obj.safe:
                 return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))
             column = self.attribute_code(name, "")[:-2]  # the column, without its `[piece]`
+            end = _ZONE_END_CODE.match(obj.code)
+            if end is not None:  # `last(row).number`: the zone read twice rather than calling `_get`
+                zone, index = end.groups()
+                return Expr(f"({column}[{zone}[{index}]] if {zone} else None)", self.attribute_type(name))
             return Expr(f"_get({column}, {obj.code})", self.attribute_type(name))
         if obj.kind in ("pieces", "zone", "zones"):
             column = self.attribute_code(name, "")[:-2]  # the column, without its `[piece]`
