@@ -850,6 +850,8 @@ class ExpressionCompiler:
         kinds = {p.kind for p in parts}
         kind = {frozenset({"piece"}): "pieces", frozenset({"player"}): "players",
                 frozenset({"zone"}): "zonelist"}.get(frozenset(kinds), "values")
+        if all(p.safe for p in parts):  # no item can be none: nothing to leave out
+            return Expr(f"[{', '.join(p.code for p in parts)}]", kind, True)
         return Expr(f"_compact({', '.join(p.code for p in parts)})", kind, True)
 
     def _x_TupleExpr(self, node, scope, slots):
