@@ -55,10 +55,11 @@ def balance(results: list[GameResult], players: int) -> dict:
     if len(names) > 1:
         report["bots"] = {}
         for name in names:
-            # per game: the bot's wins over the seats it played; a fair share is 1/players
+            # per game: the bot's wins over the seats it played; a fair share is 1/players. A
+            # share lies in [0, 1]: Wilson's interval, as for a seat (a normal one can leave it)
             values = [sum(share for share, bot in zip(r.returns(players), r.bots) if bot == name)
                       / r.bots.count(name) for r in done if name in r.bots]
-            report["bots"][name] = {**_entry(*mean_ci(values)), "games": len(values)}
+            report["bots"][name] = {**_entry(*win_share(values)), "games": len(values)}
     return report
 
 

@@ -118,6 +118,16 @@ def test_balance_metrics_and_a_bots_win_share_with_rotated_seats(capsys):
     assert [job.seats(i) for i in range(3)] == [["a", "b", "c"], ["c", "a", "b"], ["b", "c", "a"]]
 
 
+def test_a_bots_win_share_interval_stays_between_0_and_1():
+    """Few games and a bot that wins three of four: a normal interval would pass 100%."""
+    results = [batch.GameResult(i, ("mc", "random", "random"), (0,) if i < 3 else (1,), ((),) * 3, 10, "end", 0)
+               for i in range(4)]
+    shares = lab.balance(results, 3)["bots"]
+    for name, expected in (("mc", 0.75), ("random", 0.125)):
+        low, high = shares[name]["ci95"]
+        assert shares[name]["value"] == expected and 0.0 <= low < expected < high <= 1.0
+
+
 def test_ctrl_c_keeps_the_games_played_and_exits_130(capsys, monkeypatch):
     played = []
     real = batch.play_bots
