@@ -32,6 +32,12 @@ def mean_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
+def _counted_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
+    """``mean_ci`` of a count, which cannot be below 0: nor can its interval."""
+    mean, (low, high) = mean_ci(values)
+    return mean, (max(0.0, low), high)
+
+
 def _entry(value: float, ci: tuple[float, float]) -> dict:
     return {"value": value, "ci95": [ci[0], ci[1]]}
 
@@ -46,8 +52,8 @@ def balance(results: list[GameResult], players: int) -> dict:
     first, (low, high) = win_share([r.returns(players)[0] for r in done])
     report = {
         "first_player_advantage": _entry(first - 1 / players, (low - 1 / players, high - 1 / players)),
-        "lead_changes": _entry(*mean_ci([r.lead_changes for r in done])),
-        "turns": _entry(*mean_ci([r.turns for r in done])),
+        "lead_changes": _entry(*_counted_ci([r.lead_changes for r in done])),
+        "turns": _entry(*_counted_ci([r.turns for r in done])),
         "endings": {rule: _entry(*win_share([float(r.ended_by == rule) for r in done]))
                     for rule in sorted({r.ended_by for r in done})},
     }
