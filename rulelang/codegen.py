@@ -312,9 +312,10 @@ UNSET = object()  # a define's value not worked out yet in this statement functi
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
-_ZONE_CODE = re.compile(r"^st\.zones\[\(?(\w+|fr\[\d+\])\)?\]$")  # the pieces of a zone: always a list
+_ZONE = r"st\.zones\[\(?(?:\w+|fr\[\d+\])\)?\]"  # the pieces of a zone, by number or slot: always a list
+_ZONE_CODE = re.compile(rf"^{_ZONE}$")
 # `first` or `last` of a zone, as _x_Call writes it: its attribute is read the same way
-_ZONE_END_CODE = re.compile(r"^\((st\.zones\[\(?(?:\w+|fr\[\d+\])\)?\])\[(0|-1)\] if \1 else None\)$")
+_ZONE_END_CODE = re.compile(rf"^\(({_ZONE})\[(0|-1)\] if \1 else None\)$")
 
 
 def _listify(value):
