@@ -68,19 +68,38 @@ class TurnKeys:
                 canon[p] = -1 - group
                 alike.add(p)
         self.count, self.canon, self.alike = count, canon, frozenset(alike)
+        self.mentions: dict[tuple, bool] = {}
+        self.by_faces: dict[tuple, list[int]] = {}  # the faces pieces show -> what each is to the key
 
     def key(self, state: State) -> tuple:
         if len(state.pieces.kind) != self.count or state.game is not self.game or len(state.zones) != len(self.bags):
             self._refresh(state)
         pending = state.pending
         waiting = None if pending is None else pending[0]
-        *below, top = state.frames
-        frames = tuple(self._frame(f, None) for f in below) + (self._frame(top, waiting),)
+        getters = self.getters
+        frames = []
+        last = len(state.frames) - 1
+        for i, frame in enumerate(state.frames):
+            place = (frame[0], frame[1], waiting if i == last else None)
+            getter = getters.get(place) or self._getter(place)
+            live = getter(frame[2])
+            for v in live:  # frozen only where a live value is a container
+                if v.__class__ in _CONTAINERS:
+                    live = _freeze(live)
+                    break
+            frames.append((frame[0], frame[1], live, frame[3]))
+        frames = tuple(frames)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         signatures = self.signatures
-        sig = list(map(signatures.get, zip(self.canon, state.dynamic[0])))
-        if None in sig:
-            sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, state.dynamic[0])]
+        faces = tuple(state.dynamic[0])
+        sig = self.by_faces.get(faces)
+        if sig is None:
+            sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, faces)]
+            if len(self.by_faces) > 100_000:
+                self.by_faces.clear()
+            self.by_faces[faces] = sig
+        if pending is not None and waiting == "roll":
+            sig = list(sig)  # the dice about to roll are keyed without their faces, in this copy
         options = None  # the options of a choice, when they may hold ids of alike pieces
         if pending is None:
             pending_key = None
@@ -112,24 +131,30 @@ class TurnKeys:
         counters = _freeze(state.counters)
         fired = _freeze(state.fired) if state.fired else ()
         at = sig.__getitem__
-        if self.alike and _mentions((tuple(f[2] for f in frames if f[2]), counters, tuple(f[2] for f in fired),
-                                     options), self.alike):
-            zones: tuple = (tuple(map(tuple, state.zones)), tuple(tuple(map(at, zone)) for zone in state.zones))
+        if self.alike and self._mentions_alike((tuple([f[2] for f in frames if f[2]]), counters,
+                                                tuple([f[2] for f in fired]), options)):
+            zones: tuple = (tuple(map(tuple, state.zones)), tuple([tuple(map(at, zone)) for zone in state.zones]))
         else:
-            bags = self.bags
-            zones = tuple(tuple(sorted(map(at, zone))) if bag else tuple(map(at, zone))
-                          for zone, bag in zip(state.zones, bags))
+            zones = tuple([tuple(sorted(map(at, zone))) if bag else tuple(map(at, zone))
+                           for zone, bag in zip(state.zones, self.bags)])
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
-    def _frame(self, frame: list, waiting: str | None) -> tuple:
-        """A frame as the key sees it: its live variables only (the top frame's ``waiting`` at
-        its instruction for a decision or an outcome)."""
-        place = (frame[0], frame[1], waiting)
-        getter = self.getters.get(place)
-        if getter is None:
-            getter = self.getters[place] = self.liveness.of(frame[0]).getter(frame[1], waiting)
-        return (frame[0], frame[1], _freeze(getter(frame[2])), frame[3])
+    def _getter(self, place: tuple):
+        """The getter of a frame's live variables (``rulelang.liveness``) at ``place``:
+        (procedure, instruction, what the top frame waits for there, else None). A frame is
+        keyed by its live variables only."""
+        getter = self.getters[place] = self.liveness.of(place[0]).getter(place[1], place[2])
+        return getter
+
+    def _mentions_alike(self, values: tuple) -> bool:
+        """``_mentions(values, self.alike)``, remembered: the same few values come back often."""
+        found = self.mentions.get(values)
+        if found is None:
+            if len(self.mentions) > 100_000:
+                self.mentions.clear()
+            found = self.mentions[values] = _mentions(values, self.alike)
+        return found
 
     def _new_signature(self, shown: tuple) -> int:
         found = self.signatures[shown] = len(self.signatures) + 1
