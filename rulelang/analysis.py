@@ -28,6 +28,7 @@ import attrs
 
 from . import knowledge
 from .engine_values import _value_text
+from .faces import function_reads
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
 
@@ -48,6 +49,8 @@ class Objective:
     text: str
     value: Callable[[State, int, Any], Any]
     baseline: Callable[[State, int], Any] = lambda state, seat: None
+    # The zones (names) ``value`` may read, for rulelang.faces; None: any zone.
+    reads: frozenset[str] | None = None
 
 
 def _criterion(state: State, seat: int, check) -> Any:
@@ -86,7 +89,7 @@ def gain_objective(game) -> Objective:
 
     return Objective("gain", f"what the turn gains under the winner rule `{game.rules[check.rule].name}` "
                      f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'})",
-                     value, baseline)
+                     value, baseline, function_reads(check.test))
 
 
 def success_objective(game) -> Objective:
@@ -95,7 +98,7 @@ def success_objective(game) -> Objective:
     gain = gain_objective(game)
     rule = game.rules[game.criteria[0].rule].name
     return Objective("success", f"the chance that the turn gains something under the winner rule `{rule}`",
-                     lambda state, seat, start: int(gain.value(state, seat, start) > 0), gain.baseline)
+                     lambda state, seat, start: int(gain.value(state, seat, start) > 0), gain.baseline, gain.reads)
 
 
 def expression_objective(check, text: str) -> Objective:
@@ -104,7 +107,7 @@ def expression_objective(check, text: str) -> Objective:
     def value(state: State, seat: int, start):
         return _number(_criterion(state, seat, check), f"`{text}`")
 
-    return Objective(text, f"`{text}` for the player at the turn's end", value)
+    return Objective(text, f"`{text}` for the player at the turn's end", value, reads=function_reads(check.test))
 
 
 # ---------------------------------------------------------------------- the analysis
@@ -141,7 +144,7 @@ class Analysis:
         self.max_states, self.max_steps = max_states, max_steps
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
-        self._keys = TurnKeys(unordered)
+        self._keys = TurnKeys(unordered, objective.reads)
         # key -> [value, kind, children, parent key, action from the parent]; kind: "end",
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key)).
         self.nodes: dict[tuple, list] = {}

@@ -470,6 +470,10 @@ def _equal(st, a, b):
     return a == b
 
 
+_ZONE_MARK = re.compile(r"_Z([RW])(\d+)_")  # see ``ExpressionCompiler.zone_mark``
+_ZONE_MARK_READ = re.compile(r"_ZR(\d+)_")
+_WHOLE_ZONE = re.compile(r"^st\.zones\[_ZR(\d+)_\]$")
+_USES_COUNTERS = re.compile(r"\bst\.(?:counters\b|set_counter\b|counter_base\b)")  # reads or sets a counter
 _FRAME_USE = re.compile(r"\bfr\b(?:\[(\d+)\])?")
 
 
@@ -658,6 +662,8 @@ class ExpressionCompiler:
         self._suggestions_left = 100
         self._columns_compiling: list[str] = []
         self.collection_compares: set[n.Node] = set()  # `==`/`!=` between collections
+        self.zone_marks: list[Any] = []  # ZoneDefs by the number of their marks (``zone_mark``)
+        self._zone_mark_index: dict[str, int] = {}
 
     # -- plumbing
     def suggest(self, name: str, candidates) -> str | None:
@@ -684,12 +690,54 @@ class ExpressionCompiler:
         """A Python function from generated expression source (and the pending prelude)."""
         if self.prelude:
             return self.procedure_function(self.take_prelude() + [f"return {code}"], params)
+        rolled = _WHOLE_ZONE.match(code)
+        code, zones_read = self.unmarked(code)
         try:
             function = eval(f"lambda {params}: {code}", self.namespace)  # noqa: S307 - source is generated
         except (SyntaxError, RecursionError, MemoryError):
             raise TooDeep from None
         function.slots_used = slots_used(code)
+        function.zones_read = zones_read
+        function.uses_counters = bool(_USES_COUNTERS.search(code))
+        # the whole of one shared zone (what `roll cup` rolls): rulelang.faces
+        function.whole_zone = self.zone_marks[int(rolled.group(1))].name if rolled else None
         return function
+
+    def zone_mark(self, zone, read: bool = True) -> str:
+        """Source standing for a zone's ordinal that also says the code reads that zone's pieces
+        (``_ZR<n>_``) or only puts pieces into it (``_ZW<n>_``): ``unmarked`` turns it into the
+        ordinal and notes the zones read, for rulelang.faces."""
+        index = self._zone_mark_index.get(zone.name)
+        if index is None:
+            index = self._zone_mark_index[zone.name] = len(self.zone_marks)
+            self.zone_marks.append(zone)
+        return f"_Z{'R' if read else 'W'}{index}_"
+
+    def as_destination(self, code: str) -> str:
+        """Zone source where pieces are put, not read: its marks say so, except for a zone kept
+        sorted (putting a piece in its place reads the others)."""
+        def one(match):
+            zone = self.zone_marks[int(match.group(1))]
+            return match.group(0) if zone.sort_column is not None else f"_ZW{match.group(1)}_"
+        return _ZONE_MARK_READ.sub(one, code)
+
+    def unmarked(self, code: str) -> tuple[str, frozenset[str]]:
+        """``code`` with its zone marks turned into ordinals, and the names of the zones whose
+        pieces it may read: every zone ("*") where it reaches pieces by kind or through a zone
+        a piece carries."""
+        read: set[str] = set()
+
+        def one(match):
+            zone = self.zone_marks[int(match.group(2))]
+            if match.group(1) == "R":
+                read.add(zone.name)
+            return str(zone.ordinal)
+
+        if "_Z" in code:
+            code = _ZONE_MARK.sub(one, code)
+        if "st.pieces.by_kind" in code or "st.piece_zone" in code:
+            read.add("*")
+        return code, frozenset(read)
 
     def take_prelude(self) -> list[str]:
         lines, self.prelude = self.prelude, []
@@ -708,6 +756,7 @@ class ExpressionCompiler:
         """A Python function from generated statement lines; ``filename`` names its code (a
         fault's traceback finds the function's lines by it)."""
         source = f"def _f({params}):\n" + "\n".join("    " + line for line in body) + "\n"
+        source, zones_read = self.unmarked(source)
         local: dict[str, Any] = {}
         try:
             exec(compile(source, filename, "exec"), self.namespace, local)  # noqa: S102 - source is generated
@@ -715,6 +764,8 @@ class ExpressionCompiler:
             raise TooDeep from None
         function = local["_f"]
         function.slots_used = slots_used("\n".join(body))
+        function.zones_read = zones_read
+        function.uses_counters = bool(_USES_COUNTERS.search(source))
         return function
 
     def expr(self, node: n.Node, scope: Scope, slots: Slots):
@@ -911,7 +962,7 @@ class ExpressionCompiler:
                 self.error("E202", f"`{name}` is a zone of each player; say whose", node,
                            help=f"write `{name} of player` or `{name} of others`")
                 raise CompileError
-            return Expr(str(zone.ordinal), "zone", True)
+            return Expr(self.zone_mark(zone), "zone", True)
         if name in self.kinds:
             return Expr(f"st.pieces.by_kind[{self.kind_defs[name][0]}]", "pieces", True)
         if name in self.counters:
@@ -1150,7 +1201,7 @@ class ExpressionCompiler:
             self.error("E201", f"`{name}` is a shared {what}; it has no owner", node, help=f"write just `{name}`")
             raise CompileError
         # A per-player zone or counter of seat s is laid out at base + ordinal * players + s.
-        base = f"st.{what}_base + {declared.ordinal} * st.n"
+        base = f"st.{what}_base + {self.zone_mark(declared) if is_zone else declared.ordinal} * st.n"
         if not is_zone and declared.keys:  # one player's values, in the keys' order: every n-th place
             o = self.fresh("o")
             end = f"st.counter_base + {declared.ordinal + declared.width} * st.n"

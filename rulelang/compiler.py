@@ -695,6 +695,9 @@ class Compiler(ExpressionCompiler):
             if st.used_once:
                 st.reset_once(("turn", "round"))
 
+        # for rulelang.liveness and rulelang.faces: it goes on to the next instruction, reads no zone
+        next_round.zones_read = next_round.slots_used = next_round.jumps = frozenset()
+        next_round.uses_counters = False
         code.emit(m.OP_EXEC, next_round)
         code.emit(m.OP_CALL, self.proc_index["round"])
         code.emit(m.OP_CHECK_END, True)
@@ -731,10 +734,21 @@ class Compiler(ExpressionCompiler):
             if st.tracing:
                 st.events.append((code_rule, "everyone out", None))
 
+        def anyone_in(st, fr):
+            return len(st.out) < st.n
+
         code_rule = code.rule
+        # for rulelang.faces: these read no zone (the start reads what its expression reads)
+        for function in (reset, next_seat, everyone_out, anyone_in):
+            function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
+            function.slots_used = frozenset((index,))
+        if start is not None:
+            reset.zones_read = getattr(start, "zones_read", frozenset("*"))
+            reset.uses_counters = getattr(start, "uses_counters", True)
+            reset.slots_used = None if getattr(start, "slots_used", None) is None else start.slots_used | {index}
         code.emit(m.OP_EXEC, reset)
         all_out, end = code.label(), code.label()
-        code.emit(m.OP_JUMP_IF_NOT, lambda st, fr: len(st.out) < st.n, all_out)
+        code.emit(m.OP_JUMP_IF_NOT, anyone_in, all_out)
         top = code.here()
         code.emit(m.OP_JUMP_IF_NOT, next_seat, end)
         code.emit(m.OP_TURN, self.proc_index["turn"])
@@ -1167,7 +1181,8 @@ class _Code:
             raise CompileError
         moved = self.compiler.fresh("m")
         self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
-        self.line(f"if {moved}: st.move({moved}, {to.code}, {stmt.place == 'bottom'}, {self.rule})")
+        self.line(f"if {moved}: st.move({moved}, {self.compiler.as_destination(to.code)}, "
+                  f"{stmt.place == 'bottom'}, {self.rule})")
         self.changed()
         if self.compiler.has_move_triggers:
             self.flush()  # the rules it sets off run before the next statement
@@ -1618,6 +1633,7 @@ class _Code:
             return text if text.__class__ is str else shown(text)
 
         describe.slots_used = label.slots_used  # for rulelang.liveness: it reads what the label reads
+        describe.zones_read, describe.uses_counters = label.zones_read, label.uses_counters  # rulelang.faces
         return describe
 
     def _choose_several(self, stmt, scope):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .faces import FaceLiveness
 from .liveness import GameLiveness
 from .runtime import State
 
@@ -27,8 +28,11 @@ class TurnKeys:
     """``key(state)`` for the states of one game (see the module); ``unordered``: more zone
     indices to key as multisets, beyond those whose order the rules never read."""
 
-    def __init__(self, unordered: frozenset[int] = frozenset()):
+    def __init__(self, unordered: frozenset[int] = frozenset(), leaf_reads: frozenset[str] | None = None):
         self.given = unordered
+        self.leaf_reads = leaf_reads
+        self.faces: FaceLiveness | None = None
+        self.dead: dict[tuple, tuple[int, ...]] = {}  # (procedure, pc, waiting) -> zones whose faces are dead
         self.game = None
         self.count = -1
         self.canon: list[int] = []
@@ -43,6 +47,7 @@ class TurnKeys:
         if state.game is not self.game:
             self.game = state.game
             self.liveness = GameLiveness(state.game)
+            self.faces = FaceLiveness(state.game, self.leaf_reads)
             self.getters = {}
         read = state.game.order_read_zones
         bags = frozenset() if read is None else frozenset(
@@ -69,6 +74,11 @@ class TurnKeys:
                 alike.add(p)
         self.count, self.canon, self.alike = count, canon, frozenset(alike)
         self.mentions: dict[tuple, bool] = {}
+        self.dead = {}
+        self.zone_names = [state.zone_of(i)[0].name for i in range(len(state.zones))]
+        is_die = [kind.is_die for kind in kinds]
+        self.faceless = [self._signature((canon[p], None)) if is_die[pieces.kind[p]] else None
+                         for p in range(count)]  # a die as the key sees it where its face is dead
         self.by_faces: dict[tuple, list[int]] = {}  # the faces pieces show -> what each is to the key
 
     def key(self, state: State) -> tuple:
@@ -98,8 +108,17 @@ class TurnKeys:
             if len(self.by_faces) > 100_000:
                 self.by_faces.clear()
             self.by_faces[faces] = sig
-        if pending is not None and waiting == "roll":
-            sig = list(sig)  # the dice about to roll are keyed without their faces, in this copy
+        top = state.frames[-1]
+        dead = self.dead.get((top[0], top[1], waiting))
+        if dead is None:
+            dead = self._dead_zones(top[0], top[1], waiting)
+        if dead or waiting == "roll":
+            sig = list(sig)  # dice about to roll, or whose faces are dead, are keyed without them
+            faceless = self.faceless
+            for zone in dead:
+                for p in state.zones[zone]:
+                    if faceless[p] is not None:
+                        sig[p] = faceless[p]
         options = None  # the options of a choice, when they may hold ids of alike pieces
         if pending is None:
             pending_key = None
@@ -146,6 +165,17 @@ class TurnKeys:
         keyed by its live variables only."""
         getter = self.getters[place] = self.liveness.of(place[0]).getter(place[1], place[2])
         return getter
+
+    def _dead_zones(self, procedure: int, pc: int, waiting: str | None) -> tuple[int, ...]:
+        """The zones (by number) whose dice's faces no way on reads before they are rolled
+        again, for a state at ``pc`` of ``procedure`` waiting for ``waiting`` (``rulelang.faces``)."""
+        live = self.faces.live(procedure, pc, waiting)
+        found = self.dead[procedure, pc, waiting] = tuple(
+            i for i, name in enumerate(self.zone_names) if name not in live)
+        return found
+
+    def _signature(self, shown: tuple) -> int:
+        return self.signatures.get(shown) or self._new_signature(shown)
 
     def _mentions_alike(self, values: tuple) -> bool:
         """``_mentions(values, self.alike)``, remembered: the same few values come back often."""

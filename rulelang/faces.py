@@ -1,0 +1,213 @@
+"""Which dice faces may still be read: the faces the analysis of a turn can leave out of a key.
+
+After "set aside", Pickomino asks "stop or roll again?" while the dice left in the cup still
+show what they rolled. Whatever the player answers, nothing reads those faces again before
+`roll cup` replaces them: on "stop" the turn ends, and the next turn rolls the cup before it
+looks at it. Two such states that differ only in those faces play on alike, so
+``rulelang.turnkey`` keys the dice of a zone whose faces are dead without their faces, as it
+already keys the dice about to roll. In an 8-dice Pickomino turn this halves the states.
+
+The faces of a zone's dice are **live** at an instruction when some way on from there reads a
+piece of that zone before a roll of the whole zone replaces their faces:
+- **Reads.** The compiler marks each generated function with the zones whose pieces its source
+  names (``zones_read``; ``ExpressionCompiler.zone_mark``). A zone pieces are only put into is
+  not read (`move kept to cup` reads `kept`, not `cup`), unless it is kept sorted. Pieces
+  reached by kind, or through a zone a piece carries, count as every zone. A function without
+  the mark (written by hand) reads every zone.
+- **Variables and counters.** A variable may hold pieces of any zone read where it is named or
+  chosen into (every scope, every place: flow-insensitive), a procedure's parameter those of
+  its calls' arguments, and a counter those of anything that names a counter.
+- **Kills.** `roll Z` of a whole shared zone replaces the faces of its dice.
+- **Calls and turns.** A call goes on into the procedure called; a return goes back to after
+  every call of its procedure, `end turn` to after every start of a turn.
+- **The turn's end.** The analysis stops at the first decision or roll after its turn (or
+  round) is over, or at the end of the game, and values the state by its objective. So at every
+  decision, roll, draw or shuffle, at the end checks and at the game's end, the zones the
+  objective reads (``leaf_reads``) are live, with those the end conditions and winner rules read.
+
+A game with rules set off by moves, or with zones that pieces carry, keeps every face live:
+those run in places this reading does not follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from . import model as m
+from .liveness import _returning, successors
+
+EVERY = "*"  # in a set of zone names: every zone
+
+
+def function_reads(function) -> frozenset[str]:
+    """The zones a compiled function names for reading (``EVERY`` when it is not marked)."""
+    found = getattr(function, "zones_read", None)
+    return frozenset((EVERY,)) if found is None else found
+
+
+class FaceLiveness:
+    """For a game and the zones its analysis reads at a turn's end (``leaf_reads``, names;
+    None: every zone), ``live(procedure, pc, waiting)``: the names of the zones whose dice's
+    faces may still be read from a state waiting there."""
+
+    def __init__(self, game: m.GameDef, leaf_reads: Iterable[str] | None):
+        self.game = game
+        names = frozenset(zone.name for zone in game.zones)
+        self.names = names
+        self.disabled = leaf_reads is None or bool(game.move_triggers) or \
+            any(zone.per_piece for zone in game.zones)
+        if self.disabled:
+            return
+        self._procedures = game.procedures
+        self._returns = _returning(game)
+        self._nexts = [successors(p, self._returns) for p in game.procedures]
+        self._origins = self._slot_origins()
+        ends = [check.test for check in game.ends + game.criteria + game.no_winner]
+        self.leaf = self._expand(frozenset(leaf_reads).union(*(function_reads(f) for f in ends)))
+        self._uses, self._kills = self._uses_and_kills()
+        self._live = self._flow()
+
+    # -- what each function reads, through variables and counters
+    def _functions(self, procedure: int, op: int, a, b) -> list:
+        """The compiled functions an instruction runs (its procedure's frame is theirs)."""
+        if op == m.OP_CHOOSE:
+            found = [a.options, a.chooser, a.picked, a.where]
+            if a.labelled:  # labels must differ (a fault otherwise); other descriptions only show
+                found.append(a.describe)
+            if a.then is not None:
+                found += [a.then.options, a.then.where]
+            return [f for f in found if f is not None]
+        if op == m.OP_BRANCH:
+            return [f for f in (a.chooser, *(cond for _, cond, _, _ in a.branches)) if f is not None]
+        if op == m.OP_DRAW:
+            return [a.count, a.source, a.to]
+        if op in (m.OP_CALL, m.OP_TURN):
+            return [b] if b is not None else []
+        if op in (m.OP_EXEC, m.OP_JUMP_IF_NOT, m.OP_ROLL, m.OP_SHUFFLE):
+            return [a]
+        return []
+
+    def _slot_origins(self) -> dict:
+        """(procedure, slot) -> the zones whose pieces the slot may hold; "counters" -> those a
+        counter may hold: to a fixed point, since a variable may be made from another."""
+        origins: dict = {}
+        writes = []  # (function, procedure, the slots it names or writes, whether it names counters)
+        for index, procedure in enumerate(self._procedures):
+            every = frozenset(range(procedure.slot_count))
+            for op, a, b, _rule in procedure.code:
+                for function in self._functions(index, op, a, b):
+                    used = getattr(function, "slots_used", None)
+                    slots = every if used is None else used
+                    if op == m.OP_CHOOSE and function is a.options:
+                        slots = slots | {a.slot}
+                    if op == m.OP_CHOOSE and a.then is not None and function is a.then.options:
+                        slots = slots | {a.then.slot}
+                    writes.append((function, index, slots, getattr(function, "uses_counters", True)))
+                if op in (m.OP_CALL, m.OP_TURN) and b is not None:  # arguments become parameters
+                    callee = self._procedures[a]
+                    writes.append((b, index, None, getattr(b, "uses_counters", True), a, range(callee.params)))
+        changed = True
+        while changed:
+            changed = False
+            for entry in writes:
+                function, index, slots, counters = entry[:4]
+                read = self._reads(function, index, origins)
+                if len(entry) > 4:
+                    targets = [(entry[4], slot) for slot in entry[5]]
+                else:
+                    targets = [(index, slot) for slot in slots]
+                if counters:
+                    targets.append("counters")
+                for target in targets:
+                    before = origins.get(target, frozenset())
+                    if not read <= before:
+                        origins[target] = before | read
+                        changed = True
+        return origins
+
+    def _reads(self, function, procedure: int, origins: dict | None = None) -> frozenset[str]:
+        origins = self._origins if origins is None else origins
+        read = function_reads(function)
+        used = getattr(function, "slots_used", None)
+        slots = range(self._procedures[procedure].slot_count) if used is None else used
+        more = [origins.get((procedure, slot), frozenset()) for slot in slots]
+        if getattr(function, "uses_counters", True):
+            more.append(origins.get("counters", frozenset()))
+        return read.union(*more)
+
+    def _expand(self, names: frozenset[str]) -> frozenset[str]:
+        return self.names if EVERY in names else names
+
+    # -- the flow
+    def _uses_and_kills(self) -> tuple[list, list]:
+        uses, kills = [], []
+        pending = (m.OP_CHOOSE, m.OP_BRANCH, m.OP_ROLL, m.OP_DRAW, m.OP_SHUFFLE, m.OP_TURN, m.OP_END_TURN,
+                   m.OP_END_GAME, m.OP_CHECK_END)
+        for index, procedure in enumerate(self._procedures):
+            here_uses, here_kills = [], []
+            for op, a, b, _rule in procedure.code:
+                killed = frozenset()
+                if op == m.OP_ROLL and getattr(a, "whole_zone", None) is not None:
+                    zone = next(z for z in self.game.zones if z.name == a.whole_zone)
+                    if not zone.per_player:
+                        killed = frozenset((zone.name,))
+                read = frozenset().union(*(self._reads(f, index) for f in self._functions(index, op, a, b)))
+                read = self._expand(read) - killed  # the roll's own zone is not read: it is rolled
+                if op in pending:
+                    read |= self.leaf
+                here_uses.append(read)
+                here_kills.append(killed)
+            uses.append(here_uses)
+            kills.append(here_kills)
+        return uses, kills
+
+    def _flow(self) -> list[list[frozenset[str]]]:
+        """Live zones before each instruction of each procedure (index ``len(code)``: its end),
+        backwards to a fixed point over every procedure at once."""
+        procedures = self._procedures
+        live = [[frozenset()] * (len(p.code) + 1) for p in procedures]
+        calls: list[list[tuple[int, int]]] = [[] for _ in procedures]  # procedure -> (caller, pc) of its calls
+        turns: list[tuple[int, int]] = []
+        for index, procedure in enumerate(procedures):
+            for pc, (op, a, _b, _rule) in enumerate(procedure.code):
+                if op in (m.OP_CALL, m.OP_TURN):
+                    calls[a].append((index, pc))
+                    if op == m.OP_TURN:
+                        turns.append((index, pc))
+        changed = True
+        while changed:
+            changed = False
+            for index, procedure in enumerate(procedures):
+                code, here, nexts = procedure.code, live[index], self._nexts[index]
+                size = len(code)
+                back = frozenset().union(*(live[c][pc + 1] for c, pc in calls[index]))
+                if here[size] != back:
+                    here[size], changed = back, True
+                for pc in range(size - 1, -1, -1):
+                    op, a = code[pc][0], code[pc][1]
+                    out = frozenset().union(*(here[t] for t in nexts[pc] if 0 <= t <= size))
+                    if op == m.OP_RETURN:
+                        out = here[size]
+                    elif op == m.OP_END_TURN:
+                        out = frozenset().union(*(live[c][pc_ + 1] for c, pc_ in turns))
+                    elif op in (m.OP_CALL, m.OP_TURN):
+                        out = out | live[a][0] | here[pc + 1]
+                    now = self._uses[index][pc] | (out - self._kills[index][pc])
+                    if now != here[pc]:
+                        here[pc], changed = now, True
+        return live
+
+    def live(self, procedure: int, pc: int, waiting: str | None) -> frozenset[str]:
+        """The zones whose dice's faces may still be read from a state at ``pc`` of
+        ``procedure``, waiting there for a decision or an outcome of kind ``waiting`` (None: about
+        to run it). Every zone when the game is not worked out (see the module)."""
+        if self.disabled:
+            return self.names
+        here = self._live[procedure]
+        if waiting is None or pc >= len(self._procedures[procedure].code):
+            return here[min(pc, len(here) - 1)] | self.leaf
+        nexts = self._nexts[procedure][pc]
+        out = frozenset().union(*(here[t] for t in nexts if 0 <= t < len(here)))
+        if waiting == "roll":  # its function has run: what follows, less the rolled zone
+            return (out - self._kills[procedure][pc]) | self.leaf
+        return self._uses[procedure][pc] | out
