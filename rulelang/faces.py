@@ -37,6 +37,11 @@ from . import model as m
 from .liveness import _returning, successors
 
 EVERY = "*"  # in a set of zone names: every zone
+MAX_WORK = 5_000_000  # instructions visited in all passes of a fixed point, before giving up
+
+
+class _TooMuchWork(Exception):
+    pass
 
 
 def function_reads(function) -> frozenset[str]:
@@ -59,13 +64,24 @@ class FaceLiveness:
         if self.disabled:
             return
         self._procedures = game.procedures
-        self._returns = _returning(game)
-        self._nexts = [successors(p, self._returns) for p in game.procedures]
-        self._origins = self._slot_origins()
-        ends = [check.test for check in game.ends + game.criteria + game.no_winner]
-        self.leaf = self._expand(frozenset(leaf_reads).union(*(function_reads(f) for f in ends)))
-        self._uses, self._kills = self._uses_and_kills()
-        self._live = self._flow()
+        self._size = sum(len(p.code) + 1 for p in game.procedures)
+        try:
+            self._returns = _returning(game)
+            self._nexts = [successors(p, self._returns) for p in game.procedures]
+            self._origins = self._slot_origins()
+            ends = [check.test for check in game.ends + game.criteria + game.no_winner]
+            self.leaf = self._expand(frozenset(leaf_reads).union(*(function_reads(f) for f in ends)))
+            self._uses, self._kills = self._uses_and_kills()
+            self._live = self._flow()
+        except _TooMuchWork:
+            self.disabled = True
+
+    def _another_pass(self, passes: int) -> int:
+        """Count a pass of a fixed point; a file so large or so tangled that the passes add up
+        past ``MAX_WORK`` instructions keeps every face live."""
+        if (passes + 1) * self._size > MAX_WORK:
+            raise _TooMuchWork
+        return passes + 1
 
     # -- what each function reads, through variables and counters
     def _functions(self, procedure: int, op: int, a, b) -> list:
@@ -106,9 +122,9 @@ class FaceLiveness:
                 if op in (m.OP_CALL, m.OP_TURN) and b is not None:  # arguments become parameters
                     callee = self._procedures[a]
                     writes.append((b, index, None, getattr(b, "uses_counters", True), a, range(callee.params)))
-        changed = True
+        changed, passes = True, 0
         while changed:
-            changed = False
+            changed, passes = False, self._another_pass(passes)
             for entry in writes:
                 function, index, slots, counters = entry[:4]
                 read = self._reads(function, index, origins)
@@ -174,9 +190,9 @@ class FaceLiveness:
                     calls[a].append((index, pc))
                     if op == m.OP_TURN:
                         turns.append((index, pc))
-        changed = True
+        changed, passes = True, 0
         while changed:
-            changed = False
+            changed, passes = False, self._another_pass(passes)
             for index, procedure in enumerate(procedures):
                 code, here, nexts = procedure.code, live[index], self._nexts[index]
                 size = len(code)
