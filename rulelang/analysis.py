@@ -266,8 +266,9 @@ class Analysis:
                 state = self._replay(key)
                 ranked = _ranked(self.nodes[key][2], "max")
                 best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
+                rolled = frozenset(self._keys.dead_zones(state))
                 lines.append(PolicyLine(
-                    reach[key], describe(state, self.start, self.seat), state.action_to_string(best[0]), best[2],
+                    reach[key], describe(state, self.start, self.seat, rolled), state.action_to_string(best[0]), best[2],
                     None if second is None else state.action_to_string(second[0]),
                     None if second is None else second[2], _decision(state)))
         return lines
@@ -349,15 +350,21 @@ def _ranked(children, kind: str) -> list:
 _SHOWING = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]* showing ")
 
 
-def describe(state: State, start: State, seat: int) -> str:
+def describe(state: State, start: State, seat: int, rolled: frozenset[int] = frozenset()) -> str:
     """A decision's situation as the player sees it: the zones and the shared `show` values
-    that differ from the start of the analysis (dice by the face they show)."""
+    that differ from the start of the analysis (dice by the face they show). ``rolled``: zones
+    whose dice will be rolled before any rule reads them (rulelang.faces), so the situation is
+    the same whatever they show: a zone of such dice only is told by how many it holds."""
     now, before = state.observation(seat)["zones"], start.observation(seat)["zones"]
+    dice_only = {state.zone_name(i, seat): len(state.zones[i]) for i in rolled
+                 if state.zones[i] and all(state.game.kinds[state.pieces.kind[p]].is_die for p in state.zones[i])}
     parts = []
     for name, pieces in now.items():
         if before.get(name) == pieces:
             continue
-        if isinstance(pieces, list):
+        if name in dice_only:
+            text = f"{dice_only[name]} {'die' if dice_only[name] == 1 else 'dice'}"
+        elif isinstance(pieces, list):
             text = " ".join(_SHOWING.sub("", piece) for piece in pieces) or "empty"
         elif "top" in pieces:
             text = f"{pieces['count']}, top {pieces['top'] if pieces['top'] is not None else 'none'}"

@@ -166,6 +166,14 @@ class TurnKeys:
         getter = self.getters[place] = self.liveness.of(place[0]).getter(place[1], place[2])
         return getter
 
+    def dead_zones(self, state: State) -> tuple[int, ...]:
+        """The zones (by number) whose dice ``state``'s key leaves without their faces: no way
+        on reads them before they are rolled again (``rulelang.faces``)."""
+        if len(state.pieces.kind) != self.count or state.game is not self.game or len(state.zones) != len(self.bags):
+            self._refresh(state)
+        top, pending = state.frames[-1], state.pending
+        return self._dead_zones(top[0], top[1], None if pending is None else pending[0])
+
     def _dead_zones(self, procedure: int, pc: int, waiting: str | None) -> tuple[int, ...]:
         """The zones (by number) whose dice's faces no way on reads before they are rolled
         again, for a state at ``pc`` of ``procedure`` waiting for ``waiting`` (``rulelang.faces``)."""
