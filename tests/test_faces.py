@@ -121,3 +121,13 @@ def test_every_game_values_alike_with_and_without_dead_faces(path):
         assert worked_out.states <= every_face.states
         if compared == 3:
             break
+
+
+def test_the_policy_tells_dice_to_be_rolled_again_by_their_number():
+    game = rulelang.load(FACES / "rolled_again.rules")
+    result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+    lines = result.policy(top=3)
+    assert any(line.decision == "rule `stop_or_roll`" and line.situation.startswith("cup: 2 dice; kept: ")
+               for line in lines)
+    assert any(line.decision.startswith("rule `keep_one`") and line.situation.startswith("cup: 1 2 ")
+               for line in lines)  # where the faces are read, they are shown
