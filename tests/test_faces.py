@@ -131,3 +131,10 @@ def test_the_policy_tells_dice_to_be_rolled_again_by_their_number():
                for line in lines)
     assert any(line.decision.startswith("rule `keep_one`") and line.situation.startswith("cup: 1 2 ")
                for line in lines)  # where the faces are read, they are shown
+
+
+def test_a_file_too_tangled_to_work_out_keeps_every_face(monkeypatch):
+    monkeypatch.setattr(faces, "MAX_WORK", 10)
+    game = rulelang.load(ROOT / "games" / "pickomino.rules")
+    liveness = faces.FaceLiveness(game, frozenset())
+    assert liveness.disabled and liveness.live(0, 0, "choose") == liveness.names
