@@ -9,6 +9,9 @@ Two states with the same key have the same future, move for move, so each is val
   ``rulelang.order_reads``) is keyed as a multiset.
 - **Live variables.** Of each running procedure's variables, only those some later statement
   may read (``rulelang.liveness``) are in the key.
+- **Dead faces.** Dice in a zone that every way on rolls again before a rule reads it are
+  keyed without their faces (``rulelang.faces``), given what the objective reads at the
+  turn's end (``leaf_reads``; None keeps every face).
 - **Options.** A choice among pieces is keyed by where each option lies: the zone, and the
   place in it when the zone's order counts.
 Where a variable, a counter or another option still holds the id of an alike piece, the ids are
