@@ -472,6 +472,7 @@ def _equal(st, a, b):
 
 _ZONE_MARK = re.compile(r"_Z([RW])(\d+)_")  # see ``ExpressionCompiler.zone_mark``
 _ZONE_MARK_READ = re.compile(r"_ZR(\d+)_")
+_ANY_PIECE = "_ZANY_"  # see ``ExpressionCompiler.any_piece``
 _WHOLE_ZONE = re.compile(r"^st\.zones\[_ZR(\d+)_\]$")
 _USES_COUNTERS = re.compile(r"\bst\.(?:counters\b|set_counter\b|counter_base\b)")  # reads or sets a counter
 _FRAME_USE = re.compile(r"\bfr\b(?:\[(\d+)\])?")
@@ -734,10 +735,18 @@ class ExpressionCompiler:
             return str(zone.ordinal)
 
         if "_Z" in code:
+            if _ANY_PIECE in code:
+                code = code.replace(_ANY_PIECE, "")
+                read.add("*")
             code = _ZONE_MARK.sub(one, code)
         if "st.pieces.by_kind" in code or "st.piece_zone" in code:
             read.add("*")
         return code, frozenset(read)
+
+    def any_piece(self, code: str) -> str:
+        """``code``, a value of any type used as a piece, marked for ``unmarked``: a number may
+        stand for any piece, in any zone."""
+        return _ANY_PIECE + code
 
     def take_prelude(self) -> list[str]:
         lines, self.prelude = self.prelude, []
@@ -922,6 +931,8 @@ class ExpressionCompiler:
             if name in self.attributes and element_kind in ("piece", "any"):
                 if name in self.param_columns:
                     self._uncalled_column(name, node)
+                if element_kind == "any" and name in DYNAMIC:
+                    code = self.any_piece(code)
                 return Expr(self.attribute_code(name, code), self.attribute_type(name))
         simple = {
             "player": Expr("st.player", "player", True),
@@ -1156,6 +1167,8 @@ class ExpressionCompiler:
             raise CompileError
         if name in self.param_columns:
             self._uncalled_column(name, node)
+        if obj.kind == "any" and name in DYNAMIC:  # a number may stand for a die anywhere
+            obj = Expr(self.any_piece(obj.code), obj.kind, obj.safe)
         if obj.kind in ("piece", "any"):
             if obj.safe:
                 return Expr(self.attribute_code(name, obj.code), self.attribute_type(name))

@@ -1180,7 +1180,10 @@ class _Code:
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
             raise CompileError
         moved = self.compiler.fresh("m")
-        self.line(f"{moved} = list({self.compiler.pieces_of(what)})")
+        pieces = self.compiler.pieces_of(what)
+        if what.kind == "any":  # a number may stand for a piece anywhere: rulelang.faces
+            pieces = self.compiler.any_piece(pieces)
+        self.line(f"{moved} = list({pieces})")
         self.line(f"if {moved}: st.move({moved}, {self.compiler.as_destination(to.code)}, "
                   f"{stmt.place == 'bottom'}, {self.rule})")
         self.changed()
