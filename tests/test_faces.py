@@ -33,7 +33,7 @@ def every_face_dead(monkeypatch):
     monkeypatch.setattr(faces.FaceLiveness, "live", lambda self, procedure, pc, waiting: frozenset())
 
 
-@pytest.mark.parametrize("name", ["held_variable", "held_parameter", "held_counter"])
+@pytest.mark.parametrize("name", ["held_variable", "held_parameter", "held_counter", "number_as_piece"])
 def test_faces_read_later_are_kept(name, monkeypatch):
     """The cup's faces are read after "stop or roll again" through a variable, a parameter or
     a counter: keeping them gives the value of keeping every face, and dropping them would not."""
