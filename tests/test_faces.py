@@ -11,10 +11,14 @@ from pathlib import Path
 
 import attrs
 import pytest
+from fuzzing import HypothesisDrawer, mutate
+from hypothesis import HealthCheck, assume, given, reject, settings
+from hypothesis import strategies as st
 
 import rulelang
 from rulelang import analysis, faces
 from rulelang.diagnostics import RuntimeFault
+from rulelang.pipeline import analyse
 
 ROOT = Path(__file__).resolve().parent.parent
 FACES = ROOT / "tests" / "faces"
@@ -138,3 +142,40 @@ def test_a_file_too_tangled_to_work_out_keeps_every_face(monkeypatch):
     game = rulelang.load(ROOT / "games" / "pickomino.rules")
     liveness = faces.FaceLiveness(game, frozenset())
     assert liveness.disabled and liveness.live(0, 0, "choose") == liveness.names
+
+
+# ---------------------------------------------------------------------- mutated games
+
+DICE_GAMES = [p for p in GAMES + sorted(FACES.glob("*.rules"))
+              if "\ndie " in "\n" + p.read_text(encoding="utf-8")]
+
+
+@settings(max_examples=3 * settings.default.max_examples, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(game=st.sampled_from(DICE_GAMES), data=st.data())
+def test_mutated_dice_games_value_alike(tmp_path_factory, game, data):
+    """The real dice games mutated as tests/test_fuzz.py mutates them (a number put where a die
+    was, a statement moved...): wherever a turn can be valued, dead faces do not change it."""
+    texts = [p.read_text(encoding="utf-8") for p in DICE_GAMES]
+    text = mutate(game.read_text(encoding="utf-8"), HypothesisDrawer(data), texts)
+    path = tmp_path_factory.mktemp("faces") / "mutated.rules"
+    path.write_text(text, encoding="utf-8")
+    compiled, _ = analyse(str(path))
+    assume(compiled is not None and compiled.criteria)
+    state = compiled.new_initial_state(compiled.min_players)
+    rng = random.Random(data.draw(st.integers(0, 1000)))
+    try:
+        for _ in range(rng.randrange(30)):
+            if state.is_terminal():
+                break
+            if state.current_player() < 0:
+                state.apply_action(state.sample_chance(rng))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        assume(not state.is_terminal())
+        objective = analysis.gain_objective(compiled)
+        worked_out = analysis.Analysis(state, objective, max_states=1500)
+        every_face = analysis.Analysis(state, attrs.evolve(objective, reads=None), max_states=3000)
+    except (analysis.AnalysisRefused, RuntimeFault):
+        reject()
+    assert math.isclose(worked_out.value, every_face.value, rel_tol=1e-9, abs_tol=1e-9)
