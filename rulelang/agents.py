@@ -14,7 +14,7 @@ import random
 from . import belief, deduce
 from .chains import Chains
 from .diagnostics import RuntimeFault
-from .faces import function_reads
+from .faces import objective_reads
 from .knowledge import SeatView
 from .runtime import CHANCE, State
 
@@ -287,7 +287,7 @@ class SolverAgent(_FallsBackToMc):
             return analysis.gain_objective(game)
         if self.objective == "success":
             return analysis.success_objective(game)
-        reads = frozenset().union(*(function_reads(check.test) for check in game.criteria + game.no_winner))
+        reads = frozenset().union(*(objective_reads(check.test) for check in game.criteria + game.no_winner))
         return analysis.Objective("lead", "the change of the seat's lead (agents.evaluate)",
                                   lambda state, seat, start: evaluate(state, seat) - start, evaluate, reads)
 

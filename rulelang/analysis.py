@@ -28,7 +28,7 @@ import attrs
 
 from . import knowledge
 from .engine_values import _value_text
-from .faces import function_reads
+from .faces import objective_reads
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
 
@@ -89,7 +89,7 @@ def gain_objective(game) -> Objective:
 
     return Objective("gain", f"what the turn gains under the winner rule `{game.rules[check.rule].name}` "
                      f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'})",
-                     value, baseline, function_reads(check.test))
+                     value, baseline, objective_reads(check.test))
 
 
 def success_objective(game) -> Objective:
@@ -107,7 +107,7 @@ def expression_objective(check, text: str) -> Objective:
     def value(state: State, seat: int, start):
         return _number(_criterion(state, seat, check), f"`{text}`")
 
-    return Objective(text, f"`{text}` for the player at the turn's end", value, reads=function_reads(check.test))
+    return Objective(text, f"`{text}` for the player at the turn's end", value, reads=objective_reads(check.test))
 
 
 # ---------------------------------------------------------------------- the analysis

@@ -44,10 +44,20 @@ class _TooMuchWork(Exception):
     pass
 
 
+COUNTERS = "@counters"  # in what an objective reads: whatever the counters may hold (no zone name)
+
+
 def function_reads(function) -> frozenset[str]:
     """The zones a compiled function names for reading (``EVERY`` when it is not marked)."""
     found = getattr(function, "zones_read", None)
     return frozenset((EVERY,)) if found is None else found
+
+
+def objective_reads(function) -> frozenset[str]:
+    """What a function valued at a turn's end reads: the zones it names, and ``COUNTERS``
+    when it reads a counter (which may hold pieces)."""
+    found = function_reads(function)
+    return found | {COUNTERS} if getattr(function, "uses_counters", True) else found
 
 
 class FaceLiveness:
@@ -70,7 +80,10 @@ class FaceLiveness:
             self._nexts = [successors(p, self._returns) for p in game.procedures]
             self._origins = self._slot_origins()
             ends = [check.test for check in game.ends + game.criteria + game.no_winner]
-            self.leaf = self._expand(frozenset(leaf_reads).union(*(function_reads(f) for f in ends)))
+            leaf = frozenset(leaf_reads).union(*(objective_reads(f) for f in ends))
+            if COUNTERS in leaf:
+                leaf = (leaf - {COUNTERS}) | self._origins.get(COUNTERS, frozenset())
+            self.leaf = self._expand(leaf)
             self._uses, self._kills = self._uses_and_kills()
             self._live = self._flow()
         except _TooMuchWork:
@@ -104,7 +117,7 @@ class FaceLiveness:
         return []
 
     def _slot_origins(self) -> dict:
-        """(procedure, slot) -> the zones whose pieces the slot may hold; "counters" -> those a
+        """(procedure, slot) -> the zones whose pieces the slot may hold; COUNTERS -> those a
         counter may hold: to a fixed point, since a variable may be made from another."""
         origins: dict = {}
         writes = []  # (function, procedure, the slots it names or writes, whether it names counters)
@@ -133,7 +146,7 @@ class FaceLiveness:
                 else:
                     targets = [(index, slot) for slot in slots]
                 if counters:
-                    targets.append("counters")
+                    targets.append(COUNTERS)
                 for target in targets:
                     before = origins.get(target, frozenset())
                     if not read <= before:
@@ -148,7 +161,7 @@ class FaceLiveness:
         slots = range(self._procedures[procedure].slot_count) if used is None else used
         more = [origins.get((procedure, slot), frozenset()) for slot in slots]
         if getattr(function, "uses_counters", True):
-            more.append(origins.get("counters", frozenset()))
+            more.append(origins.get(COUNTERS, frozenset()))
         return read.union(*more)
 
     def _expand(self, names: frozenset[str]) -> frozenset[str]:
