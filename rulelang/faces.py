@@ -12,8 +12,9 @@ piece of that zone before a roll of the whole zone replaces their faces:
 - **Reads.** The compiler marks each generated function with the zones whose pieces its source
   names (``zones_read``; ``ExpressionCompiler.zone_mark``). A zone pieces are only put into is
   not read (`move kept to cup` reads `kept`, not `cup`), unless it is kept sorted. Pieces
-  reached by kind, or through a zone a piece carries, count as every zone. A function without
-  the mark (written by hand) reads every zone.
+  reached by kind, or through a zone a piece carries, and a value of any type read or moved as
+  a piece (a number may stand for a piece), count as every zone. A function without the mark
+  (written by hand) reads every zone.
 - **Variables and counters.** A variable may hold pieces of any zone read where it is named or
   chosen into (every scope, every place: flow-insensitive), a procedure's parameter those of
   its calls' arguments, and a counter those of anything that names a counter.
@@ -37,14 +38,12 @@ from . import model as m
 from .liveness import _returning, successors
 
 EVERY = "*"  # in a set of zone names: every zone
+COUNTERS = "@counters"  # in what an objective reads: whatever the counters may hold (no zone name)
 MAX_WORK = 5_000_000  # instructions visited in all passes of a fixed point, before giving up
 
 
 class _TooMuchWork(Exception):
     pass
-
-
-COUNTERS = "@counters"  # in what an objective reads: whatever the counters may hold (no zone name)
 
 
 def function_reads(function) -> frozenset[str]:
