@@ -176,8 +176,8 @@ class FaceLiveness:
             for op, a, b, _rule in procedure.code:
                 killed = frozenset()
                 if op == m.OP_ROLL and getattr(a, "whole_zone", None) is not None:
-                    zone = next(z for z in self.game.zones if z.name == a.whole_zone)
-                    if not zone.per_player:
+                    zone = next((z for z in self.game.zones if z.name == a.whole_zone), None)
+                    if zone is not None and not zone.per_player:
                         killed = frozenset((zone.name,))
                 read = frozenset().union(*(self._reads(f, index) for f in self._functions(index, op, a, b)))
                 read = self._expand(read) - killed  # the roll's own zone is not read: it is rolled
