@@ -328,8 +328,8 @@ def _no_collection():
     """The memo is many small tuples that live to the end: collecting them is wasted time.
 
     On the way out the objects made meanwhile are frozen (``gc.freeze``): without that, the
-    next allocation would start a full collection over a million memo objects (2 s after an
-    8-dice Pickomino turn). Frozen objects are still freed when their last reference goes (the
+    next allocation would start a full collection over a million memo objects (seconds, for
+    a large turn). Frozen objects are still freed when their last reference goes (the
     memo holds no cycles, nor does a state); only cyclic garbage among them would stay."""
     collecting = gc.isenabled()
     gc.disable()

@@ -1,11 +1,11 @@
 """Which dice faces may still be read: the faces the analysis of a turn can leave out of a key.
 
-After "set aside", Pickomino asks "stop or roll again?" while the dice left in the cup still
-show what they rolled. Whatever the player answers, nothing reads those faces again before
+A push-your-luck game may ask "stop or roll again?" while the dice left in the cup still show
+what they rolled. Whatever the player answers, nothing reads those faces again before
 `roll cup` replaces them: on "stop" the turn ends, and the next turn rolls the cup before it
 looks at it. Two such states that differ only in those faces play on alike, so
 ``rulelang.turnkey`` keys the dice of a zone whose faces are dead without their faces, as it
-already keys the dice about to roll. In an 8-dice Pickomino turn this halves the states.
+already keys the dice about to roll.
 
 The faces of a zone's dice are **live** at an instruction when some way on from there reads a
 piece of that zone before a roll of the whole zone replaces their faces:
