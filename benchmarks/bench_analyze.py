@@ -38,6 +38,7 @@ class _AlikePiecesOnly(_FacesKept):
         super()._refresh(state)
         self.unordered = frozenset()
         self.bags = [False] * len(state.zones)
+        self.keyed_zones = turnkey.zones_keyer(self.bags)
         self.getters = _EveryVariable()
 
 

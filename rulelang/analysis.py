@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 
 from . import knowledge
-from .engine_values import _value_text
+from .engine_values import _CHANCE_KINDS, _value_text
 from .faces import objective_reads
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
@@ -150,6 +150,7 @@ class Analysis:
         self.nodes: dict[tuple, list] = {}
         self._order: list[tuple] = []  # keys as their values were found: children before parents
         self._on_path: set[tuple] = set()
+        self._rolls: dict[tuple, list] = {}  # the kinds and counts of a roll's dice -> its outcomes
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * max_steps + 200))
@@ -184,22 +185,29 @@ class Analysis:
         self.nodes[key] = node
         self._on_path.add(key)
         player = state.current_player()
+        keyed, nodes, forced_kinds = self._keys.key, self.nodes, _CHANCE_KINDS
         if player == CHANCE:
             merged: dict[tuple, Any] = {}
-            outcomes = state.chance_outcomes()
+            outcomes = self._outcomes(state)
             last = len(outcomes) - 1
             total = 0
             for i, (outcome, p) in enumerate(outcomes):
-                p = self._probability(p)
                 child = state if i == last else state.clone(tracing=False)
                 child.apply_action(outcome)
-                child_key = self._keys.key(child)
+                pending = child.pending
+                forced = self._forced(child, depth) if (
+                    pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
+                child_key = keyed(child)
                 if child_key in merged:
                     merged[child_key] += p
-                    total += p * self.nodes[child_key][0]
+                    total += p * nodes[child_key][0]
                     continue
                 merged[child_key] = p
-                total += p * self._child(child, child_key, depth, key, outcome)
+                found = nodes.get(child_key)
+                if found is None:
+                    total += p * self._value(child, child_key, depth + 1 + len(forced), key, (outcome, forced))
+                else:
+                    total += p * self._found(found, child_key)
             node[1], node[2] = "chance", tuple((p, k) for k, p in merged.items())
             value = total
         else:
@@ -209,8 +217,13 @@ class Analysis:
             for i, a in enumerate(actions):
                 child = state if i == last else state.clone(tracing=False)
                 child.apply_action(a)
-                child_key = self._keys.key(child)
-                children.append((a, child_key, self._child(child, child_key, depth, key, a)))
+                pending = child.pending
+                forced = self._forced(child, depth) if (
+                    pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
+                child_key = keyed(child)
+                found = nodes.get(child_key)
+                children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key, (a, forced))
+                                 if found is None else self._found(found, child_key)))
             mine = player == self.seat
             value = (max if mine else min)(v for _, _, v in children)
             node[1], node[2] = ("max" if mine else "min"), tuple(children)
@@ -219,14 +232,40 @@ class Analysis:
         self._order.append(key)
         return value
 
-    def _child(self, child: State, child_key: tuple, depth: int, parent, action):
-        found = self.nodes.get(child_key)
-        if found is not None:
-            if child_key in self._on_path:
-                raise AnalysisRefused("the turn can come back to a state it was in, so it need not end "
-                                      "in a bounded number of steps")
-            return found[0]
-        return self._value(child, child_key, depth + 1, parent, action)
+    def _outcomes(self, state: State) -> list:
+        """``state.chance_outcomes()`` with probabilities as floats unless exact; a roll's are
+        kept by the kinds and counts of its dice, which are all they depend on."""
+        pending = state.pending
+        if pending[0] != "roll":
+            return [(outcome, self._probability(p)) for outcome, p in state.chance_outcomes()]
+        dice = tuple((kind, len(pieces)) for kind, pieces in pending[2])
+        found = self._rolls.get(dice)
+        if found is None:
+            found = self._rolls[dice] = [(outcome, self._probability(p)) for outcome, p in state.chance_outcomes()]
+        return found
+
+    def _forced(self, state: State, depth: int) -> tuple:
+        """Plays on, in place, the decisions of ``state`` that have one option (nothing to
+        value: they are not nodes, and not in the policy) while the turn goes on; returns
+        the options played."""
+        played = []
+        pending = state.pending
+        while (pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS
+               and not state.finished and state.turn_number == self.turn and state.round_number == self.round):
+            if depth + len(played) >= self.max_steps:
+                raise AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
+                                      "outcomes): it may not end in a bounded number of steps")
+            state.apply_action(0)
+            played.append(0)
+            pending = state.pending
+        return tuple(played)
+
+    def _found(self, found: list, child_key: tuple):
+        """The value of a state already met: refused when it is on the path to itself."""
+        if child_key in self._on_path:
+            raise AnalysisRefused("the turn can come back to a state it was in, so it need not end "
+                                  "in a bounded number of steps")
+        return found[0]
 
     # ------------------------------------------------------------------ the policy
 
@@ -277,12 +316,14 @@ class Analysis:
         """The state of ``key``, played again from the start along the path that found it."""
         path = []
         while key != self.root_key:
-            _, _, _, parent, action = self.nodes[key]
-            path.append(action)
+            _, _, _, parent, (action, forced) = self.nodes[key]
+            path.append((action, forced))
             key = parent
         state = self.start.clone()
-        for action in reversed(path):
+        for action, forced in reversed(path):
             state.apply_action(action)
+            for option in forced:
+                state.apply_action(option)
         return state
 
     def best_at(self, state: State):

@@ -57,6 +57,7 @@ class TurnKeys:
             i for i in range(len(state.zones)) if state.zone_of(i)[0].name not in read)
         self.unordered = self.given | bags
         self.bags = [i in self.unordered for i in range(len(state.zones))]
+        self.keyed_zones = zones_keyer(self.bags)
         pieces = state.pieces
         count = len(pieces.kind)
         carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
@@ -91,15 +92,18 @@ class TurnKeys:
         waiting = None if pending is None else pending[0]
         getters = self.getters
         frames = []
-        last = len(state.frames) - 1
-        for i, frame in enumerate(state.frames):
-            place = (frame[0], frame[1], waiting if i == last else None)
+        lives = []  # the live values that are there: where an id of an alike piece may hide
+        last = state.frames[-1]
+        for frame in state.frames:
+            place = (frame[0], frame[1], waiting if frame is last else None)
             getter = getters.get(place) or self._getter(place)
             live = getter(frame[2])
-            for v in live:  # frozen only where a live value is a container
-                if v.__class__ in _CONTAINERS:
-                    live = _freeze(live)
-                    break
+            if live:
+                for v in live:  # frozen only where a live value is a container
+                    if v.__class__ in _CONTAINERS:
+                        live = _freeze(live)
+                        break
+                lives.append(live)
             frames.append((frame[0], frame[1], live, frame[3]))
         frames = tuple(frames)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
@@ -133,6 +137,9 @@ class TurnKeys:
             place = self._place_getter(state, sig)
             pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
                                                      for kind, dice in pending[2]))
+        elif waiting == "branch":  # labels and places in the rules: never an id
+            given = pending[2]
+            pending_key = ("branch", id(pending[1]), () if given is pending[1].fixed else tuple(given), pending[3:])
         else:
             given = pending[2]
             spec = pending[1]
@@ -150,15 +157,14 @@ class TurnKeys:
                 if waiting == "choose":
                     options = given
             pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
-        counters = _freeze(state.counters)
+        counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
         at = sig.__getitem__
-        if self.alike and self._mentions_alike((tuple([f[2] for f in frames if f[2]]), counters,
-                                                tuple([f[2] for f in fired]), options)):
+        if self.alike and (lives or counters or fired or options) and self._mentions_alike(
+                (tuple(lives), counters, tuple([f[2] for f in fired]), options)):
             zones: tuple = (tuple(map(tuple, state.zones)), tuple([tuple(map(at, zone)) for zone in state.zones]))
         else:
-            zones = tuple([tuple(sorted(map(at, zone))) if bag else tuple(map(at, zone))
-                           for zone, bag in zip(state.zones, self.bags)])
+            zones = self.keyed_zones(state.zones, at)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
@@ -211,6 +217,15 @@ class TurnKeys:
             return (zone, -1, sig[p]) if zone in unordered else (zone, zones[zone].index(p))
 
         return place
+
+
+def zones_keyer(bags: list[bool]):
+    """``f(zones, at)``: each zone as a tuple of ``at(piece)``, sorted where ``bags`` says it
+    is a multiset. One expression per zone: a loop over the zones costs more than the work in
+    each."""
+    return eval("lambda zones, at: (" + "".join(  # noqa: S307 - source is generated
+        f"tuple(sorted(map(at, zones[{i}]))), " if bag else f"tuple(map(at, zones[{i}])), "
+        for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple})
 
 
 def _freeze(value: Any) -> Any:
