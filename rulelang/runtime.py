@@ -500,10 +500,10 @@ class State(Board, Machine, Views):
     def _copy(self) -> State:
         """A copy sharing the trace, own list or shadow: ``clone`` finishes it."""
         other = State.__new__(State)
-        other.__dict__.update(self.__dict__)
-        other.zones = [list(z) for z in self.zones]
+        other.__dict__ = self.__dict__.copy()  # (faster than updating the new, empty one)
+        other.zones = list(map(list, self.zones))
         other.where = list(self.where)
-        other.dynamic = [list(d) for d in self.dynamic]
+        other.dynamic = list(map(list, self.dynamic))
         other.counters = list(self.counters)
         other.frames = [[f[0], f[1], list(f[2]), f[3]] for f in self.frames]
         other.history = list(self.history)

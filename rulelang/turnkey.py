@@ -38,6 +38,8 @@ class TurnKeys:
         self.dead: dict[tuple, tuple[int, ...]] = {}  # (procedure, pc, waiting) -> zones whose faces are dead
         self.game = None
         self.count = -1
+        self.table = None
+        self.zone_count = -1
         self.canon: list[int] = []
         self.alike: frozenset[int] = frozenset()
         self.unordered: frozenset[int] = unordered
@@ -58,7 +60,8 @@ class TurnKeys:
         self.unordered = self.given | bags
         self.bags = [i in self.unordered for i in range(len(state.zones))]
         self.keyed_zones = zones_keyer(self.bags)
-        pieces = state.pieces
+        pieces = self.table = state.pieces  # replaced, never changed, when pieces are made
+        self.zone_count = len(state.zones)
         count = len(pieces.kind)
         carriers = {p for column in state.piece_zone for p, zone in enumerate(column) if zone is not None}
         kinds = state.game.kinds
@@ -86,7 +89,7 @@ class TurnKeys:
         self.by_faces: dict[tuple, list[int]] = {}  # the faces pieces show -> what each is to the key
 
     def key(self, state: State) -> tuple:
-        if len(state.pieces.kind) != self.count or state.game is not self.game or len(state.zones) != len(self.bags):
+        if state.pieces is not self.table or state.game is not self.game or len(state.zones) != self.zone_count:
             self._refresh(state)
         pending = state.pending
         waiting = None if pending is None else pending[0]
@@ -178,7 +181,7 @@ class TurnKeys:
     def dead_zones(self, state: State) -> tuple[int, ...]:
         """The zones (by number) whose dice ``state``'s key leaves without their faces: no way
         on reads them before they are rolled again (``rulelang.faces``)."""
-        if len(state.pieces.kind) != self.count or state.game is not self.game or len(state.zones) != len(self.bags):
+        if state.pieces is not self.table or state.game is not self.game or len(state.zones) != self.zone_count:
             self._refresh(state)
         top, pending = state.frames[-1], state.pending
         return self._dead_zones(top[0], top[1], None if pending is None else pending[0])
