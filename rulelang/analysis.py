@@ -145,8 +145,9 @@ class Analysis:
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
         self._keys = TurnKeys(unordered, objective.reads)
-        # key -> [value, kind, children, parent key, action from the parent]; kind: "end",
-        # "chance" (children: (probability, key)), "max"/"min" (children: (action, key)).
+        # key -> [value, kind, children, parent key, (action from the parent, options with no
+        # alternative played after it), the key itself]; kind: "end",
+        # "chance" (children: (probability, key)), "max"/"min" (children: (action, key, value)).
         self.nodes: dict[tuple, list] = {}
         self._order: list[tuple] = []  # keys as their values were found: children before parents
         self._on_path: set[tuple] = set()
@@ -173,7 +174,7 @@ class Analysis:
             value = self.objective.value(state, self.seat, self.baseline)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
-            self.nodes[key] = [value, "end", (), parent, action]
+            self.nodes[key] = [value, "end", (), parent, action, key]
             self._order.append(key)
             return value
         if depth >= self.max_steps:
@@ -181,7 +182,7 @@ class Analysis:
                                   "outcomes): it may not end in a bounded number of steps")
         if len(self.nodes) >= self.max_states:
             raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
-        node = [None, None, None, parent, action]
+        node = [None, None, None, parent, action, key]
         self.nodes[key] = node
         self._on_path.add(key)
         player = state.current_player()
@@ -198,16 +199,18 @@ class Analysis:
                 forced = self._forced(child, depth) if (
                     pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
                 child_key = keyed(child)
-                if child_key in merged:
-                    merged[child_key] += p
-                    total += p * nodes[child_key][0]
-                    continue
-                merged[child_key] = p
                 found = nodes.get(child_key)
                 if found is None:
+                    merged[child_key] = p
                     total += p * self._value(child, child_key, depth + 1 + len(forced), key, (outcome, forced))
-                else:
-                    total += p * self._found(found, child_key)
+                    continue
+                child_key = found[5]  # the key kept: equal ones made since are dropped
+                if child_key in merged:
+                    merged[child_key] += p
+                    total += p * found[0]
+                    continue
+                merged[child_key] = p
+                total += p * self._found(found, child_key)
             node[1], node[2] = "chance", tuple((p, k) for k, p in merged.items())
             value = total
         else:
@@ -222,8 +225,11 @@ class Analysis:
                     pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
                 child_key = keyed(child)
                 found = nodes.get(child_key)
-                children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key, (a, forced))
-                                 if found is None else self._found(found, child_key)))
+                if found is None:
+                    children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key,
+                                                               (a, forced))))
+                else:
+                    children.append((a, found[5], self._found(found, found[5])))
             mine = player == self.seat
             value = (max if mine else min)(v for _, _, v in children)
             node[1], node[2] = ("max" if mine else "min"), tuple(children)
@@ -316,7 +322,7 @@ class Analysis:
         """The state of ``key``, played again from the start along the path that found it."""
         path = []
         while key != self.root_key:
-            _, _, _, parent, (action, forced) = self.nodes[key]
+            _, _, _, parent, (action, forced), _ = self.nodes[key]
             path.append((action, forced))
             key = parent
         state = self.start.clone()
