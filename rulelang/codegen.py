@@ -496,8 +496,10 @@ def _freeze(value):
 def _distinct(st, items):
     """The items without repeats, first of each kept; groups (lists) among them compare by content."""
     _items(st, items)
-    if list not in set(map(type, items)):  # no group among them: each item is its own key
+    try:  # no group among them: each item is its own key
         return list(dict.fromkeys(items))
+    except TypeError:  # a group (a list), which compares by content
+        pass
     kept: dict = {}
     for item in items:
         kept.setdefault(_freeze(item), item)

@@ -98,8 +98,11 @@ class TurnKeys:
         lives = []  # the live values that are there: where an id of an alike piece may hide
         last = state.frames[-1]
         for frame in state.frames:
-            place = (frame[0], frame[1], waiting if frame is last else None)
+            place = (frame[0], frame[1], waiting if frame is last else None, frame[3])
             getter = getters.get(place) or self._getter(place)
+            if getter.__class__ is tuple:  # nothing live: the frame's key, made once
+                frames.append(getter)
+                continue
             live = getter(frame[2])
             if live:
                 for v in live:  # frozen only where a live value is a container
@@ -173,9 +176,12 @@ class TurnKeys:
 
     def _getter(self, place: tuple):
         """The getter of a frame's live variables (``rulelang.liveness``) at ``place``:
-        (procedure, instruction, what the top frame waits for there, else None). A frame is
-        keyed by its live variables only."""
-        getter = self.getters[place] = self.liveness.of(place[0]).getter(place[1], place[2])
+        (procedure, instruction, what the top frame waits for there, else None, whether the
+        frame is a turn's). A frame is keyed by its live variables only; where none is live,
+        the frame's key itself stands for the getter."""
+        procedure = self.liveness.of(place[0])
+        getter = self.getters[place] = (procedure.getter(place[1], place[2]) if procedure.live(place[1], place[2])
+                                        else (place[0], place[1], (), place[3]))
         return getter
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
