@@ -136,10 +136,10 @@ class TurnKeys:
         if pending is None:
             pending_key = None
         elif waiting == "roll":  # the faces of the dice rolled do not count: the roll replaces them
-            canon = self.canon
+            faceless = self.faceless
             for _, dice in pending[2]:
                 for p in dice:
-                    sig[p] = signatures.get((canon[p], None)) or self._new_signature((canon[p], None))
+                    sig[p] = faceless[p]  # (dice only are rolled)
             place = self._place_getter(state, sig)
             pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
                                                      for kind, dice in pending[2]))

@@ -110,6 +110,37 @@ def test_a_turn_that_need_not_end_is_refused():
         analysis.Analysis(state, analysis.gain_objective(game), max_states=50)
 
 
+FORCED_LOOP = """game "Forced loop":
+    players 2 to 2
+
+counter score: per player = 0
+
+turn:
+    rule go_on:
+        repeat:
+            rule only_way:
+                choose:
+                    "again": pass
+
+winner:
+    rule highest_score: most score of player
+"""
+
+
+def test_decisions_with_one_option_are_played_through(tmp_path):
+    """A decision with one option is no state of its own: not valued, not in the policy; a
+    turn made of such decisions alone is still refused at the step limit."""
+    game, state = _pickomino_after_four_fives()
+    result = analysis.Analysis(state, analysis.success_objective(game), exact=True)
+    assert all(len(node[2]) > 1 for node in result.nodes.values() if node[1] in ("max", "min"))
+    assert all(line.runner_up is not None for line in result.policy(top=None))
+    path = tmp_path / "forced_loop.rules"
+    path.write_text(FORCED_LOOP, encoding="utf-8")
+    game = rulelang.load(path)
+    with pytest.raises(analysis.AnalysisRefused, match="does not end within 50 steps"):
+        analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), max_steps=50)
+
+
 def test_cli_text_and_json():
     code, out, _ = run_cli("analyze", TWO_ROLLS, "--exact")
     assert code == 0
