@@ -150,15 +150,22 @@ def random_playout(state: State, seed: int, watch: Any = None) -> State:
     game_key, chance_who = _game_key(seed), CHANCE & _MASK
     history = state.history
     step = StepRandom(0)  # one generator, its counter set at each step: as a new one per step
+    mask, golden = _MASK, _GOLDEN
     while not state.finished:
         player = state.current_player()
-        step_key = _mix(game_key ^ len(history))
+        # _mix(_mix(game_key ^ step) ^ who), as step_seed works it out, written out: a call
+        # costs as much as the arithmetic
+        z = ((game_key ^ len(history)) + golden) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z = (((z ^ (z >> 31)) ^ (chance_who if player == CHANCE else player)) + golden) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        step._counter = z ^ (z >> 31)
         if player == CHANCE:
-            step._counter = _mix(step_key ^ chance_who)
             state.apply_action(state.sample_chance(step))
         else:
             legal = state.legal_actions()
-            step._counter = _mix(step_key ^ player)
             state.apply_action(legal[step.randbelow(len(legal))])
         if watch is not None:
             watch(state)
