@@ -45,7 +45,8 @@ class TurnKeys:
         self.unordered: frozenset[int] = unordered
         self.liveness: GameLiveness | None = None
         self.bags: list[bool] = []
-        self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> a number from 1
+        self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> its number to the key
+        self.groups: dict[tuple, int] = {}  # what pieces alike share -> the number of their kind
         self.getters: dict[tuple, Any] = {}  # (procedure, pc, waiting) -> the live values' getter
 
     def _refresh(self, state: State) -> None:
@@ -75,15 +76,26 @@ class TurnKeys:
             by_sig.setdefault(_freeze((kind, shows) + tuple(column[p] for column in pieces.columns)), []).append(p)
         canon = list(range(count))
         alike = set()
-        for group, members in enumerate(ids for ids in by_sig.values() if len(ids) > 1):
-            for p in members:
-                canon[p] = -1 - group
-                alike.add(p)
+        for alike_as, members in by_sig.items():
+            if len(members) > 1:
+                # numbered once for all refreshes: a number keeps its meaning in the keys made
+                group = self.groups.setdefault(alike_as, len(self.groups))
+                for p in members:
+                    canon[p] = -1 - group
+                    alike.add(p)
         self.count, self.canon, self.alike = count, canon, frozenset(alike)
         self.mentions: dict[tuple, bool] = {}
         self.dead = {}
         self.zone_names = [state.zone_of(i)[0].name for i in range(len(state.zones))]
         is_die = [kind.is_die for kind in kinds]
+        # A piece neither a die nor alike to another is itself to the key: its number, so that a
+        # zone of such pieces is keyed as it is, without a look-up per piece (other pieces'
+        # numbers to the key are negative)
+        self.plain = [not is_die[pieces.kind[p]] and p not in alike for p in range(count)]
+        labels = state.dynamic[0]
+        for p in range(count):
+            if self.plain[p]:
+                self.signatures[p, labels[p]] = p
         self.faceless = [self._signature((canon[p], None)) if is_die[pieces.kind[p]] else None
                          for p in range(count)]  # a die as the key sees it where its face is dead
         self.by_faces: dict[tuple, list[int]] = {}  # the faces pieces show -> what each is to the key
@@ -117,7 +129,8 @@ class TurnKeys:
         faces = tuple(state.dynamic[0])
         sig = self.by_faces.get(faces)
         if sig is None:
-            sig = [signatures.get(shown) or self._new_signature(shown) for shown in zip(self.canon, faces)]
+            sig = [s if (s := signatures.get(shown)) is not None else self._new_signature(shown)
+                   for shown in zip(self.canon, faces)]
             if len(self.by_faces) > 100_000:
                 self.by_faces.clear()
             self.by_faces[faces] = sig
@@ -170,7 +183,7 @@ class TurnKeys:
                 (tuple(lives), counters, tuple([f[2] for f in fired]), options)):
             zones: tuple = (tuple(map(tuple, state.zones)), tuple([tuple(map(at, zone)) for zone in state.zones]))
         else:
-            zones = self.keyed_zones(state.zones, at)
+            zones = self.keyed_zones(state.zones, at, self.plain.__getitem__)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
@@ -201,7 +214,8 @@ class TurnKeys:
         return found
 
     def _signature(self, shown: tuple) -> int:
-        return self.signatures.get(shown) or self._new_signature(shown)
+        found = self.signatures.get(shown)
+        return found if found is not None else self._new_signature(shown)
 
     def _mentions_alike(self, values: tuple) -> bool:
         """``_mentions(values, self.alike)``, remembered: the same few values come back often."""
@@ -213,7 +227,7 @@ class TurnKeys:
         return found
 
     def _new_signature(self, shown: tuple) -> int:
-        found = self.signatures[shown] = len(self.signatures) + 1
+        found = self.signatures[shown] = -1 - len(self.signatures)
         return found
 
     def _place_getter(self, state: State, sig: list[int]):
@@ -229,12 +243,15 @@ class TurnKeys:
 
 
 def zones_keyer(bags: list[bool]):
-    """``f(zones, at)``: each zone as a tuple of ``at(piece)``, sorted where ``bags`` says it
-    is a multiset. One expression per zone: a loop over the zones costs more than the work in
-    each."""
-    return eval("lambda zones, at: (" + "".join(  # noqa: S307 - source is generated
-        f"tuple(sorted(map(at, zones[{i}]))), " if bag else f"tuple(map(at, zones[{i}])), "
-        for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple})
+    """``f(zones, at, plain)``: each zone as a tuple of ``at(piece)``, sorted where ``bags``
+    says it is a multiset; a zone whose pieces are all ``plain`` (``at(piece) == piece``) as
+    it is. One expression per zone: a loop over the zones costs more than the work in each."""
+    return eval("lambda zones, at, plain: (" + "".join(  # noqa: S307 - source is generated
+        f"(tuple(sorted(zones[{i}])) if all(map(plain, zones[{i}])) else tuple(sorted(map(at, zones[{i}])))) "
+        f"if zones[{i}] else (), " if bag
+        else f"(tuple(zones[{i}]) if all(map(plain, zones[{i}])) else tuple(map(at, zones[{i}]))) "
+        f"if zones[{i}] else (), "
+        for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple, "all": all})
 
 
 def _freeze(value: Any) -> Any:
