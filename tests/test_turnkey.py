@@ -127,3 +127,47 @@ winner:
     assert game.order_read_zones is None
     assert analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), exact=True).value == \
         Fraction(49, 24)  # a roll's faces go to the dice in order, lowest first: the least of 3d6
+
+
+def test_a_kind_of_alike_pieces_keeps_its_number_when_pieces_are_made(tmp_path):
+    """A piece made during the turn can make two pieces alike that were not: the kinds of alike
+    pieces known before keep their numbers to the key, so a key made before still means what
+    it meant (numbering them afresh would give the dice's number to the marks)."""
+    path = tmp_path / "marks.rules"
+    path.write_text("""game "marks":
+    players 2 to 2
+
+token mark:
+    one for each number in 1
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+zone board: shared pool, public
+
+setup:
+    rule a_mark: create mark in board
+    rule dice: create 2 d6 in cup
+
+turn:
+    rule throw: roll cup
+    rule another_mark: create mark in board
+
+end:
+    rule soon: game ends when turn_number >= 4
+
+winner:
+    rule most: most sum(cup)
+""", encoding="utf-8")
+    game = rulelang.load(path)
+    state = game.new_initial_state(2)
+    keys = turnkey.TurnKeys()
+    keys.key(state)
+    dice = sorted(state.zones[state.zone_index("cup")])
+    before = [keys.canon[p] for p in dice]
+    state.apply_action(state.outcome_from_labels([3, 5]))  # the second mark is made
+    keys.key(state)
+    marks = state.zones[state.zone_index("board")]
+    assert len(marks) == 2 and all(p in keys.alike for p in marks)
+    assert [keys.canon[p] for p in dice] == before and keys.canon[marks[0]] not in before
