@@ -6,7 +6,7 @@ option of each decision, until the turn ends (a new turn or round begins, or the
 The player whose turn it is takes the option of highest value; another seat deciding within
 that turn takes the lowest (a cautious value). States that play on alike are merged
 (``rulelang.turnkey``), so each is valued once. The value is that of an ``Objective`` at the
-turn's end.
+turn's end. A decision with one option is played at once: it is no state of its own.
 
 ``Analysis.policy(top)`` lists the decisions reached under best play, decision by decision and
 the most probable situations of each first, each described from what the player sees (``describe``), with the best option's value and the
