@@ -186,20 +186,13 @@ class Analysis:
         self.nodes[key] = node
         self._on_path.add(key)
         player = state.current_player()
-        keyed, nodes, forced_kinds = self._keys.key, self.nodes, _CHANCE_KINDS
         if player == CHANCE:
             merged: dict[tuple, Any] = {}
             outcomes = self._outcomes(state)
             last = len(outcomes) - 1
             total = 0
             for i, (outcome, p) in enumerate(outcomes):
-                child = state if i == last else state.clone(tracing=False)
-                child.apply_action(outcome)
-                pending = child.pending
-                forced = self._forced(child, depth) if (
-                    pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
-                child_key = keyed(child)
-                found = nodes.get(child_key)
+                child, child_key, forced, found = self._step(state, outcome, i == last, depth)
                 if found is None:
                     merged[child_key] = p
                     total += p * self._value(child, child_key, depth + 1 + len(forced), key, (outcome, forced))
@@ -218,13 +211,7 @@ class Analysis:
             last = len(actions) - 1
             children = []
             for i, a in enumerate(actions):
-                child = state if i == last else state.clone(tracing=False)
-                child.apply_action(a)
-                pending = child.pending
-                forced = self._forced(child, depth) if (
-                    pending is not None and len(pending[2]) == 1 and pending[0] not in forced_kinds) else ()
-                child_key = keyed(child)
-                found = nodes.get(child_key)
+                child, child_key, forced, found = self._step(state, a, i == last, depth)
                 if found is None:
                     children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key,
                                                                (a, forced))))
@@ -249,6 +236,18 @@ class Analysis:
         if found is None:
             found = self._rolls[dice] = [(outcome, self._probability(p)) for outcome, p in state.chance_outcomes()]
         return found
+
+    def _step(self, state: State, action, in_place: bool, depth: int) -> tuple:
+        """The state after ``action`` (played in ``state`` itself when ``in_place``), played on
+        through decisions with one option: (that state, its key, the options played, its memo
+        entry or None)."""
+        child = state if in_place else state.clone(tracing=False)
+        child.apply_action(action)
+        pending = child.pending
+        forced = self._forced(child, depth) if (
+            pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
+        key = self._keys.key(child)
+        return child, key, forced, self.nodes.get(key)
 
     def _forced(self, state: State, depth: int) -> tuple:
         """Plays on, in place, the decisions of ``state`` that have one option (nothing to
