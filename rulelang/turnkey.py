@@ -37,7 +37,6 @@ class TurnKeys:
         self.faces: FaceLiveness | None = None
         self.dead: dict[tuple, tuple[int, ...]] = {}  # (procedure, pc, waiting) -> zones whose faces are dead
         self.game = None
-        self.count = -1
         self.table = None
         self.zone_count = -1
         self.canon: list[int] = []
@@ -83,7 +82,7 @@ class TurnKeys:
                 for p in members:
                     canon[p] = -1 - group
                     alike.add(p)
-        self.count, self.canon, self.alike = count, canon, frozenset(alike)
+        self.canon, self.alike = canon, frozenset(alike)
         self.mentions: dict[tuple, bool] = {}
         self.dead = {}
         self.zone_names = [state.zone_of(i)[0].name for i in range(len(state.zones))]
