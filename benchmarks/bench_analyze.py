@@ -39,12 +39,15 @@ class _AlikePiecesOnly(_FacesKept):
         self.unordered = frozenset()
         self.bags = [False] * len(state.zones)
         self.keyed_zones = turnkey.zones_keyer(self.bags)
-        self.getters = _EveryVariable()
+        self.dead_keyers = {}
+        self.getters = {}
 
+    def _getter(self, place):
+        def every_variable(slots):
+            return (place[0], place[1], tuple(slots), place[3])
 
-class _EveryVariable(dict):
-    def get(self, key, default=None):
-        return tuple
+        getter = self.getters[place] = every_variable
+        return getter
 
 
 def value_turn(path: Path, keys=None) -> tuple[float, int, float, float]:

@@ -150,7 +150,6 @@ class Analysis:
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key, value)).
         self.nodes: dict[tuple, list] = {}
         self._order: list[tuple] = []  # keys as their values were found: children before parents
-        self._on_path: set[tuple] = set()
         self._rolls: dict[tuple, list] = {}  # the kinds and counts of a roll's dice -> its outcomes
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
@@ -182,9 +181,8 @@ class Analysis:
                                   "outcomes): it may not end in a bounded number of steps")
         if len(self.nodes) >= self.max_states:
             raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
-        node = [None, None, None, parent, action, key]
+        node = [None, None, None, parent, action, key]  # no value yet: on the path being played
         self.nodes[key] = node
-        self._on_path.add(key)
         player = state.current_player()
         if player == CHANCE:
             merged: dict[tuple, Any] = {}
@@ -203,7 +201,7 @@ class Analysis:
                     total += p * found[0]
                     continue
                 merged[child_key] = p
-                total += p * self._found(found, child_key)
+                total += p * self._found(found)
             node[1], node[2] = "chance", tuple((p, k) for k, p in merged.items())
             value = total
         else:
@@ -216,12 +214,11 @@ class Analysis:
                     children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key,
                                                                (a, forced))))
                 else:
-                    children.append((a, found[5], self._found(found, found[5])))
+                    children.append((a, found[5], self._found(found)))
             mine = player == self.seat
             value = (max if mine else min)(v for _, _, v in children)
             node[1], node[2] = ("max" if mine else "min"), tuple(children)
         node[0] = value
-        self._on_path.discard(key)
         self._order.append(key)
         return value
 
@@ -265,9 +262,10 @@ class Analysis:
             pending = state.pending
         return tuple(played)
 
-    def _found(self, found: list, child_key: tuple):
-        """The value of a state already met: refused when it is on the path to itself."""
-        if child_key in self._on_path:
+    def _found(self, found: list):
+        """The value of a state already met: refused when it is on the path to itself (a
+        state is valued, its value set, once all of its children are)."""
+        if found[0] is None:
             raise AnalysisRefused("the turn can come back to a state it was in, so it need not end "
                                   "in a bounded number of steps")
         return found[0]

@@ -60,6 +60,7 @@ class TurnKeys:
         self.unordered = self.given | bags
         self.bags = [i in self.unordered for i in range(len(state.zones))]
         self.keyed_zones = zones_keyer(self.bags)
+        self.dead_keyers: dict[tuple[int, ...], Any] = {}  # zones keyed without dice faces -> their keyer
         pieces = self.table = state.pieces  # replaced, never changed, when pieces are made
         self.zone_count = len(state.zones)
         count = len(pieces.kind)
@@ -97,7 +98,7 @@ class TurnKeys:
                 self.signatures[p, labels[p]] = p
         self.faceless = [self._signature((canon[p], None)) if is_die[pieces.kind[p]] else None
                          for p in range(count)]  # a die as the key sees it where its face is dead
-        self.by_faces: dict[tuple, list[int]] = {}  # the faces pieces show -> what each is to the key
+        self.by_faces: dict[tuple, list] = {}  # the faces pieces show -> ``_shown``
 
     def key(self, state: State) -> tuple:
         if state.pieces is not self.table or state.game is not self.game or len(state.zones) != self.zone_count:
@@ -107,51 +108,44 @@ class TurnKeys:
         getters = self.getters
         frames = []
         lives = []  # the live values that are there: where an id of an alike piece may hide
-        last = state.frames[-1]
+        top = state.frames[-1]
         for frame in state.frames:
-            place = (frame[0], frame[1], waiting if frame is last else None, frame[3])
-            getter = getters.get(place) or self._getter(place)
+            getter = getters.get((frame[0], frame[1], waiting if frame is top else None, frame[3]))
+            if getter is None:
+                getter = self._getter((frame[0], frame[1], waiting if frame is top else None, frame[3]))
             if getter.__class__ is tuple:  # nothing live: the frame's key, made once
                 frames.append(getter)
                 continue
-            live = getter(frame[2])
-            if live:
-                for v in live:  # frozen only where a live value is a container
-                    if v.__class__ in _CONTAINERS:
-                        live = _freeze(live)
-                        break
-                lives.append(live)
-            frames.append((frame[0], frame[1], live, frame[3]))
+            keyed = getter(frame[2])
+            live = keyed[2]
+            try:  # frozen only where a live value is not hashable as it is (a list, a set)
+                hash(live)
+            except TypeError:
+                live = _freeze(live)
+                keyed = (keyed[0], keyed[1], live, keyed[3])
+            lives.append(live)
+            frames.append(keyed)
         frames = tuple(frames)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
-        signatures = self.signatures
         faces = tuple(state.dynamic[0])
-        sig = self.by_faces.get(faces)
-        if sig is None:
-            sig = [s if (s := signatures.get(shown)) is not None else self._new_signature(shown)
-                   for shown in zip(self.canon, faces)]
-            if len(self.by_faces) > 100_000:
-                self.by_faces.clear()
-            self.by_faces[faces] = sig
-        top = state.frames[-1]
+        shown = self.by_faces.get(faces)
+        if shown is None:
+            shown = self._shown(faces)
+        sig = shown[0]
         dead = self.dead.get((top[0], top[1], waiting))
         if dead is None:
             dead = self._dead_zones(top[0], top[1], waiting)
-        if dead or waiting == "roll":
-            sig = list(sig)  # dice about to roll, or whose faces are dead, are keyed without them
-            faceless = self.faceless
-            for zone in dead:
-                for p in state.zones[zone]:
-                    if faceless[p] is not None:
-                        sig[p] = faceless[p]
+        # Dice about to roll, or whose faces are dead, are keyed without their faces: the zone
+        # keyer reads dead zones from the signatures without faces (``shown[1]``); the places of
+        # a roll's dice or of options need one list, with those dice replaced in it.
+        if waiting == "roll" or (dead and waiting == "choose" and pending[1].then is None
+                                 and not pending[1].several and pending[1].element in ("piece", "pieces")):
+            sig = self._without_faces(state, sig, dead, pending)
+            dead = ()
         options = None  # the options of a choice, when they may hold ids of alike pieces
         if pending is None:
             pending_key = None
         elif waiting == "roll":  # the faces of the dice rolled do not count: the roll replaces them
-            faceless = self.faceless
-            for _, dice in pending[2]:
-                for p in dice:
-                    sig[p] = faceless[p]  # (dice only are rolled)
             place = self._place_getter(state, sig)
             pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
                                                      for kind, dice in pending[2]))
@@ -177,23 +171,64 @@ class TurnKeys:
             pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
         counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
-        at = sig.__getitem__
         if self.alike and (lives or counters or fired or options) and self._mentions_alike(
                 (tuple(lives), counters, tuple([f[2] for f in fired]), options)):
+            if dead:
+                sig = self._without_faces(state, sig, dead, None)
+            at = sig.__getitem__
             zones: tuple = (tuple(map(tuple, state.zones)), tuple([tuple(map(at, zone)) for zone in state.zones]))
+        elif dead:
+            keyer = self.dead_keyers.get(dead)
+            if keyer is None:
+                keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
+            zones = keyer(state.zones, sig.__getitem__, (shown[1] or self._faceless_shown(shown)).__getitem__,
+                          self.plain.__getitem__)
         else:
-            zones = self.keyed_zones(state.zones, at, self.plain.__getitem__)
+            zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain.__getitem__)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
+    def _shown(self, faces: tuple) -> list:
+        """[what each piece is to the key, given the faces pieces show; the same with every die
+        without its face (made when first asked for)], remembered by the faces."""
+        signatures = self.signatures
+        sig = [s if (s := signatures.get(shown)) is not None else self._new_signature(shown)
+               for shown in zip(self.canon, faces)]
+        if len(self.by_faces) > 100_000:
+            self.by_faces.clear()
+        found = self.by_faces[faces] = [sig, None]
+        return found
+
+    def _faceless_shown(self, shown: list) -> list[int]:
+        found = shown[1] = [s if f is None else f for s, f in zip(shown[0], self.faceless)]
+        return found
+
+    def _without_faces(self, state: State, sig: list[int], dead: tuple[int, ...], pending) -> list[int]:
+        """``sig`` with the dice of the ``dead`` zones, and those a pending roll rolls, without
+        their faces."""
+        sig = list(sig)
+        faceless = self.faceless
+        for zone in dead:
+            for p in state.zones[zone]:
+                if faceless[p] is not None:
+                    sig[p] = faceless[p]
+        if pending is not None and pending[0] == "roll":
+            for _, dice in pending[2]:
+                for p in dice:
+                    sig[p] = faceless[p]  # (dice only are rolled)
+        return sig
+
     def _getter(self, place: tuple):
-        """The getter of a frame's live variables (``rulelang.liveness``) at ``place``:
-        (procedure, instruction, what the top frame waits for there, else None, whether the
-        frame is a turn's). A frame is keyed by its live variables only; where none is live,
-        the frame's key itself stands for the getter."""
-        procedure = self.liveness.of(place[0])
-        getter = self.getters[place] = (procedure.getter(place[1], place[2]) if procedure.live(place[1], place[2])
-                                        else (place[0], place[1], (), place[3]))
+        """The getter of a frame's key at ``place`` (procedure, instruction, what the top frame
+        waits for there, else None, whether the frame is a turn's): a function of the frame's
+        slots giving (procedure, instruction, its live variables (``rulelang.liveness``), whether
+        a turn's). Where none is live, the frame's key itself stands for the getter."""
+        live = sorted(self.liveness.of(place[0]).live(place[1], place[2]))
+        if not live:
+            getter = self.getters[place] = (place[0], place[1], (), place[3])
+            return getter
+        getter = self.getters[place] = eval(  # noqa: S307 - source is generated from numbers
+            f"lambda s: ({place[0]!r}, {place[1]!r}, ({''.join(f's[{i}], ' for i in live)}), {place[3]!r})")
         return getter
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
@@ -241,16 +276,20 @@ class TurnKeys:
         return place
 
 
-def zones_keyer(bags: list[bool]):
-    """``f(zones, at, plain)``: each zone as a tuple of ``at(piece)``, sorted where ``bags``
-    says it is a multiset; a zone whose pieces are all ``plain`` (``at(piece) == piece``) as
-    it is. One expression per zone: a loop over the zones costs more than the work in each."""
-    return eval("lambda zones, at, plain: (" + "".join(  # noqa: S307 - source is generated
-        f"(tuple(sorted(zones[{i}])) if all(map(plain, zones[{i}])) else tuple(sorted(map(at, zones[{i}])))) "
-        f"if zones[{i}] else (), " if bag
-        else f"(tuple(zones[{i}]) if all(map(plain, zones[{i}])) else tuple(map(at, zones[{i}]))) "
-        f"if zones[{i}] else (), "
-        for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple, "all": all})
+def zones_keyer(bags: list[bool], dead: tuple[int, ...] = ()):
+    """``f(zones, at, dead_at, plain)``: each zone as a tuple of ``at(piece)`` (``dead_at`` in
+    the ``dead`` zones), sorted where ``bags`` says it is a multiset; a zone whose pieces are
+    all ``plain`` (``at(piece) == piece``) as it is. One expression per zone: a loop over the
+    zones costs more than the work in each."""
+    def one(i: int, bag: bool) -> str:
+        at = "dead_at" if i in dead else "at"
+        if bag:
+            return (f"(tuple(sorted(zones[{i}])) if all(map(plain, zones[{i}])) else "
+                    f"tuple(sorted(map({at}, zones[{i}])))) if zones[{i}] else (), ")
+        return f"(tuple(zones[{i}]) if all(map(plain, zones[{i}])) else tuple(map({at}, zones[{i}]))) if zones[{i}] else (), "
+
+    return eval("lambda zones, at, dead_at, plain: (" + "".join(  # noqa: S307 - source is generated
+        one(i, bag) for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple, "all": all})
 
 
 def _freeze(value: Any) -> Any:
