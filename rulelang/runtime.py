@@ -505,7 +505,7 @@ class State(Board, Machine, Views):
         other.where = list(self.where)
         other.dynamic = list(map(list, self.dynamic))
         other.counters = list(self.counters)
-        other.frames = [[f[0], f[1], list(f[2]), f[3]] for f in self.frames]
+        other.frames = [[procedure, pc, slots.copy(), turn] for procedure, pc, slots, turn in self.frames]
         other.history = list(self.history)
         self.shadow_own = other.shadow_own = False  # the shadow is shared now: copied before extended
         other.winners = list(self.winners)

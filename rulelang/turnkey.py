@@ -91,11 +91,10 @@ class TurnKeys:
         # A piece neither a die nor alike to another is itself to the key: its number, so that a
         # zone of such pieces is keyed as it is, without a look-up per piece (other pieces'
         # numbers to the key are negative)
-        self.plain = [not is_die[pieces.kind[p]] and p not in alike for p in range(count)]
+        self.plain = frozenset(p for p in range(count) if not is_die[pieces.kind[p]] and p not in alike)
         labels = state.dynamic[0]
-        for p in range(count):
-            if self.plain[p]:
-                self.signatures[p, labels[p]] = p
+        for p in self.plain:
+            self.signatures[p, labels[p]] = p
         self.faceless = [self._signature((canon[p], None)) if is_die[pieces.kind[p]] else None
                          for p in range(count)]  # a die as the key sees it where its face is dead
         self.by_faces: dict[tuple, list] = {}  # the faces pieces show -> ``_shown``
@@ -146,9 +145,10 @@ class TurnKeys:
         if pending is None:
             pending_key = None
         elif waiting == "roll":  # the faces of the dice rolled do not count: the roll replaces them
-            place = self._place_getter(state, sig)
-            pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
-                                                     for kind, dice in pending[2]))
+            where, zones, unordered = state.where, state.zones, self.unordered  # (``_place_getter``, inline)
+            pending_key = ("roll", pending[1], tuple((kind, tuple(sorted([
+                (where[p], -1, sig[p]) if where[p] in unordered else (where[p], zones[where[p]].index(p))
+                for p in dice]))) for kind, dice in pending[2]))
         elif waiting == "branch":  # labels and places in the rules: never an id
             given = pending[2]
             pending_key = ("branch", id(pending[1]), () if given is pending[1].fixed else tuple(given), pending[3:])
@@ -182,9 +182,9 @@ class TurnKeys:
             if keyer is None:
                 keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
             zones = keyer(state.zones, sig.__getitem__, (shown[1] or self._faceless_shown(shown)).__getitem__,
-                          self.plain.__getitem__)
+                          self.plain)
         else:
-            zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain.__getitem__)
+            zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
                 state.last_turns, state.used_once, state.finished, state.turn_number, state.round_number)
 
@@ -279,14 +279,14 @@ class TurnKeys:
 def zones_keyer(bags: list[bool], dead: tuple[int, ...] = ()):
     """``f(zones, at, dead_at, plain)``: each zone as a tuple of ``at(piece)`` (``dead_at`` in
     the ``dead`` zones), sorted where ``bags`` says it is a multiset; a zone whose pieces are
-    all ``plain`` (``at(piece) == piece``) as it is. One expression per zone: a loop over the
+    all in the set ``plain`` (``at(piece) == piece``) as it is. One expression per zone: a loop over the
     zones costs more than the work in each."""
     def one(i: int, bag: bool) -> str:
         at = "dead_at" if i in dead else "at"
         if bag:
-            return (f"(tuple(sorted(zones[{i}])) if all(map(plain, zones[{i}])) else "
+            return (f"(tuple(sorted(zones[{i}])) if plain.issuperset(zones[{i}]) else "
                     f"tuple(sorted(map({at}, zones[{i}])))) if zones[{i}] else (), ")
-        return f"(tuple(zones[{i}]) if all(map(plain, zones[{i}])) else tuple(map({at}, zones[{i}]))) if zones[{i}] else (), "
+        return f"(tuple(zones[{i}]) if plain.issuperset(zones[{i}]) else tuple(map({at}, zones[{i}]))) if zones[{i}] else (), "
 
     return eval("lambda zones, at, dead_at, plain: (" + "".join(  # noqa: S307 - source is generated
         one(i, bag) for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple, "all": all})
