@@ -10,8 +10,6 @@ the frame in another way) keeps every slot live, and may go anywhere.
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 from . import model as m
 
 _NOTHING: frozenset[int] = frozenset()
@@ -89,20 +87,6 @@ class ProcedureLiveness:
             return _NOTHING.union(*(self._live[t] for t in self._nexts[pc]))
         after = self._live[pc + 1]
         return after - self._kills[pc] if waiting == "choose" else after
-
-    def getter(self, pc: int, waiting: str | None = None):
-        """A function of a frame's slots giving the live values at ``pc`` (a tuple)."""
-        live = sorted(self.live(pc, waiting))
-        if not live:
-            return _none
-        if len(live) == 1:
-            slot = live[0]
-            return lambda slots: (slots[slot],)  # one slot: itemgetter would give no tuple
-        return itemgetter(*live)
-
-
-def _none(slots) -> tuple:
-    return ()
 
 
 def successors(procedure: m.Procedure, returns: list[bool] | None = None) -> list[tuple[int, ...]]:
