@@ -185,24 +185,26 @@ class Analysis:
         self.nodes[key] = node
         player = state.current_player()
         if player == CHANCE:
-            merged: dict[tuple, Any] = {}
+            # id of a child's key (the memo's own: one object per state) -> [key, probability]
+            merged: dict[int, list] = {}
             outcomes = self._outcomes(state)
             last = len(outcomes) - 1
             total = 0
             for i, (outcome, p) in enumerate(outcomes):
                 child, child_key, forced, found = self._step(state, outcome, i == last, depth)
                 if found is None:
-                    merged[child_key] = p
+                    merged[id(child_key)] = [child_key, p]
                     total += p * self._value(child, child_key, depth + 1 + len(forced), key, (outcome, forced))
                     continue
                 child_key = found[5]  # the key kept: equal ones made since are dropped
-                if child_key in merged:
-                    merged[child_key] += p
+                seen = merged.get(id(child_key))
+                if seen is not None:
+                    seen[1] += p
                     total += p * found[0]
                     continue
-                merged[child_key] = p
+                merged[id(child_key)] = [child_key, p]
                 total += p * self._found(found)
-            node[1], node[2] = "chance", tuple((p, k) for k, p in merged.items())
+            node[1], node[2] = "chance", tuple((p, k) for k, p in merged.values())
             value = total
         else:
             actions = state.legal_actions()

@@ -191,9 +191,9 @@ class TurnKeys:
     def _shown(self, faces: tuple) -> list:
         """[what each piece is to the key, given the faces pieces show; the same with every die
         without its face (made when first asked for)], remembered by the faces."""
-        signatures = self.signatures
-        sig = [s if (s := signatures.get(shown)) is not None else self._new_signature(shown)
-               for shown in zip(self.canon, faces)]
+        sig = list(map(self.signatures.get, zip(self.canon, faces)))
+        if None in sig:  # (a piece's number to the key is never None)
+            sig = [s if s is not None else self._signature(shown) for s, shown in zip(sig, zip(self.canon, faces))]
         if len(self.by_faces) > 100_000:
             self.by_faces.clear()
         found = self.by_faces[faces] = [sig, None]
