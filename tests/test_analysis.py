@@ -141,6 +141,36 @@ def test_decisions_with_one_option_are_played_through(tmp_path):
         analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), max_steps=50)
 
 
+BACK_AND_FORTH = """game "Back and forth":
+    players 2 to 2
+
+counter score: per player = 0
+
+turn:
+    rule wander:
+        repeat:
+            rule stay_or_stop:
+                choose:
+                    "stay": pass
+                    "stop": break
+    rule score_one:
+        score of player += 1
+
+winner:
+    rule highest_score: most score of player
+"""
+
+
+def test_a_turn_that_can_come_back_to_a_state_is_refused(tmp_path):
+    """"stay" leads back to the very decision it was chosen at: the state is met again on its
+    own path (a node not valued yet), so the turn need not end."""
+    path = tmp_path / "back_and_forth.rules"
+    path.write_text(BACK_AND_FORTH, encoding="utf-8")
+    game = rulelang.load(path)
+    with pytest.raises(analysis.AnalysisRefused, match="can come back to a state it was in"):
+        analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+
+
 def test_cli_text_and_json():
     code, out, _ = run_cli("analyze", TWO_ROLLS, "--exact")
     assert code == 0
