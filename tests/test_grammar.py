@@ -5,6 +5,8 @@ point into their files."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import attrs
@@ -12,7 +14,7 @@ import pytest
 from lark import Transformer
 
 from rulelang import nodes as n
-from rulelang.parser import AstBuilder, _lark, parse
+from rulelang.parser import AstBuilder, _lark, parse, parser_cache_file
 from rulelang.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,3 +188,32 @@ def test_spans_take_no_part_in_equality(path: Path):
     moved = parse(Source(str(path), spaced))[0]
     assert moved == tree
     assert moved.items[-1].span.start != tree.items[-1].span.start
+
+
+def test_the_parser_tables_are_kept_in_a_folder_of_the_users_own(monkeypatch, tmp_path):
+    """`RULELANG_PARSER_CACHE` names the folder (empty: none), else the user's cache folder;
+    a folder that cannot be made means no file, never an error."""
+    monkeypatch.setenv("RULELANG_PARSER_CACHE", "")
+    assert parser_cache_file() is False
+    monkeypatch.setenv("RULELANG_PARSER_CACHE", str(tmp_path / "tables"))
+    assert Path(parser_cache_file()).parent == tmp_path / "tables" and (tmp_path / "tables").is_dir()
+    monkeypatch.delenv("RULELANG_PARSER_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert Path(parser_cache_file()).parent == tmp_path / "xdg" / "rulelang"
+    (tmp_path / "a_file").write_text("", encoding="utf-8")
+    monkeypatch.setenv("RULELANG_PARSER_CACHE", str(tmp_path / "a_file" / "tables"))
+    assert parser_cache_file() is False
+
+
+def test_a_damaged_table_file_is_built_again(monkeypatch, tmp_path):
+    """Lark reads the file only when its first line is the hash of the grammar, its options and
+    the versions; a damaged file is replaced, and the rules parse as ever."""
+    monkeypatch.setenv("RULELANG_PARSER_CACHE", str(tmp_path / "tables"))
+    tables = Path(parser_cache_file())
+    tables.write_bytes(b"not the tables\n\x80\x04")
+    for _ in range(2):  # built afresh, then loaded from the file just written
+        done = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(ROOT / "games" / "pickomino.rules")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+    assert not tables.read_bytes().startswith(b"not the tables")
