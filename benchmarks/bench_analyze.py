@@ -40,14 +40,10 @@ class _AlikePiecesOnly(_FacesKept):
         self.bags = [False] * len(state.zones)
         self.keyed_zones = turnkey.zones_keyer(self.bags)
         self.dead_keyers = {}
-        self.getters = {}
+        self.plans = {}
 
-    def _getter(self, place):
-        def every_variable(slots):
-            return (place[0], place[1], tuple(slots), place[3])
-
-        getter = self.getters[place] = every_variable
-        return getter
+    def _live_slots(self, place):
+        return None  # every variable
 
 
 def value_turn(path: Path, keys=None) -> tuple[float, int, float, float]:

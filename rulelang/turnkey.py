@@ -20,6 +20,7 @@ kept in the key: merging those states could be wrong, so they are not merged.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from .faces import FaceLiveness
@@ -46,14 +47,15 @@ class TurnKeys:
         self.bags: list[bool] = []
         self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> its number to the key
         self.groups: dict[tuple, int] = {}  # what pieces alike share -> the number of their kind
-        self.getters: dict[tuple, Any] = {}  # (procedure, pc, waiting) -> the live values' getter
+        # (what the top frame waits for, (procedure, instruction, whether a turn's) of each frame)
+        # -> ``_plan``
+        self.plans: dict[tuple, tuple] = {}
 
     def _refresh(self, state: State) -> None:
         if state.game is not self.game:
             self.game = state.game
             self.liveness = GameLiveness(state.game)
             self.faces = FaceLiveness(state.game, self.leaf_reads)
-            self.getters = {}
         read = state.game.order_read_zones
         bags = frozenset() if read is None else frozenset(
             i for i in range(len(state.zones)) if state.zone_of(i)[0].name not in read)
@@ -61,6 +63,7 @@ class TurnKeys:
         self.bags = [i in self.unordered for i in range(len(state.zones))]
         self.keyed_zones = zones_keyer(self.bags)
         self.dead_keyers: dict[tuple[int, ...], Any] = {}  # zones keyed without dice faces -> their keyer
+        self.plans = {}
         pieces = self.table = state.pieces  # replaced, never changed, when pieces are made
         self.zone_count = len(state.zones)
         count = len(pieces.kind)
@@ -104,41 +107,23 @@ class TurnKeys:
             self._refresh(state)
         pending = state.pending
         waiting = None if pending is None else pending[0]
-        getters = self.getters
-        frames = []
-        lives = []  # the live values that are there: where an id of an alike piece may hide
-        top = state.frames[-1]
-        for frame in state.frames:
-            getter = getters.get((frame[0], frame[1], waiting if frame is top else None, frame[3]))
-            if getter is None:
-                getter = self._getter((frame[0], frame[1], waiting if frame is top else None, frame[3]))
-            if getter.__class__ is tuple:  # nothing live: the frame's key, made once
-                frames.append(getter)
-                continue
-            keyed = getter(frame[2])
-            live = keyed[2]
-            try:  # frozen only where a live value is not hashable as it is (a list, a set)
-                hash(live)
-            except TypeError:
-                live = _freeze(live)
-                keyed = (keyed[0], keyed[1], live, keyed[3])
-            lives.append(live)
-            frames.append(keyed)
-        frames = tuple(frames)
+        stack = state.frames
+        plan = self.plans.get((waiting, *map(_PLACE, stack)))
+        if plan is None:
+            plan = self._plan(waiting, stack, pending)
+        frame_keyer, dead, listed, dead_keyer = plan
+        frames, lives = frame_keyer(stack)  # lives: the live values, where an id of an alike piece may hide
+        try:  # frozen only where a live value is not hashable as it is (a list, a set)
+            hash(lives)
+        except TypeError:
+            frames, lives = self._frozen_frames(waiting, stack)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         faces = tuple(state.dynamic[0])
         shown = self.by_faces.get(faces)
         if shown is None:
             shown = self._shown(faces)
         sig = shown[0]
-        dead = self.dead.get((top[0], top[1], waiting))
-        if dead is None:
-            dead = self._dead_zones(top[0], top[1], waiting)
-        # Dice about to roll, or whose faces are dead, are keyed without their faces: the zone
-        # keyer reads dead zones from the signatures without faces (``shown[1]``); the places of
-        # a roll's dice or of options need one list, with those dice replaced in it.
-        if waiting == "roll" or (dead and waiting == "choose" and pending[1].then is None
-                                 and not pending[1].several and pending[1].element in ("piece", "pieces")):
+        if listed:  # a roll's dice, or a choice's pieces, are placed with one list (``_plan``)
             sig = self._without_faces(state, sig, dead, pending)
             dead = ()
         options = None  # the options of a choice, when they may hold ids of alike pieces
@@ -172,17 +157,14 @@ class TurnKeys:
         counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
         if self.alike and (lives or counters or fired or options) and self._mentions_alike(
-                (tuple(lives), counters, tuple([f[2] for f in fired]), options)):
+                (lives, counters, tuple([f[2] for f in fired]), options)):
             if dead:
                 sig = self._without_faces(state, sig, dead, None)
             at = sig.__getitem__
             zones: tuple = (tuple(map(tuple, state.zones)), tuple([tuple(map(at, zone)) for zone in state.zones]))
         elif dead:
-            keyer = self.dead_keyers.get(dead)
-            if keyer is None:
-                keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
-            zones = keyer(state.zones, sig.__getitem__, (shown[1] or self._faceless_shown(shown)).__getitem__,
-                          self.plain)
+            zones = dead_keyer(state.zones, sig.__getitem__, (shown[1] or self._faceless_shown(shown)).__getitem__,
+                               self.plain)
         else:
             zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
@@ -218,18 +200,58 @@ class TurnKeys:
                     sig[p] = faceless[p]  # (dice only are rolled)
         return sig
 
-    def _getter(self, place: tuple):
-        """The getter of a frame's key at ``place`` (procedure, instruction, what the top frame
-        waits for there, else None, whether the frame is a turn's): a function of the frame's
-        slots giving (procedure, instruction, its live variables (``rulelang.liveness``), whether
-        a turn's). Where none is live, the frame's key itself stands for the getter."""
-        live = sorted(self.liveness.of(place[0]).live(place[1], place[2]))
-        if not live:
-            getter = self.getters[place] = (place[0], place[1], (), place[3])
-            return getter
-        getter = self.getters[place] = eval(  # noqa: S307 - source is generated from numbers
-            f"lambda s: ({place[0]!r}, {place[1]!r}, ({''.join(f's[{i}], ' for i in live)}), {place[3]!r})")
-        return getter
+    def _plan(self, waiting: str | None, stack: list, pending) -> tuple:
+        """What keys the states with these frames, the top one waiting for ``waiting``:
+        (a function of the frames giving their keys and the live values among them, the zones
+        whose dice faces are dead, whether the signatures are one list with those dice, and a
+        roll's, without their faces (the places of a roll's dice or of a choice's pieces read
+        it), the zone keyer of the dead zones). A frame's key is (procedure, instruction, its
+        live variables (``rulelang.liveness``), whether a turn's)."""
+        frames, lives = [], []
+        for i, frame in enumerate(stack):
+            slots = self._live_slots((frame[0], frame[1], waiting if i == len(stack) - 1 else None, frame[3]))
+            if slots is not None and not slots:
+                frames.append(repr((frame[0], frame[1], (), frame[3])))
+                continue
+            live = f"tuple(f[{i}][2])" if slots is None else "(" + "".join(f"f[{i}][2][{k}], " for k in slots) + ")"
+            lives.append(live)
+            frames.append(f"({frame[0]!r}, {frame[1]!r}, {live}, {frame[3]!r})")
+        frame_keyer = eval(  # noqa: S307 - source is generated from numbers
+            f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}))")
+        top = stack[-1]
+        dead = self.dead.get((top[0], top[1], waiting))
+        if dead is None:
+            dead = self._dead_zones(top[0], top[1], waiting)
+        spec = None if pending is None else pending[1]
+        listed = waiting == "roll" or bool(dead and waiting == "choose" and spec.then is None and not spec.several
+                                           and spec.element in ("piece", "pieces"))
+        dead_keyer = None
+        if dead and not listed:
+            dead_keyer = self.dead_keyers.get(dead)
+            if dead_keyer is None:
+                dead_keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
+        if len(self.plans) > 10_000:  # (frames of a procedure that runs itself, deep)
+            self.plans.clear()
+        plan = self.plans[(waiting, *map(_PLACE, stack))] = (frame_keyer, dead, listed, dead_keyer)
+        return plan
+
+    def _live_slots(self, place: tuple) -> list[int] | None:
+        """The live slots of a frame at ``place`` (procedure, instruction, what the top frame
+        waits for there, else None, whether a turn's), in order; None: every slot."""
+        return sorted(self.liveness.of(place[0]).live(place[1], place[2]))
+
+    def _frozen_frames(self, waiting: str | None, stack: list) -> tuple[tuple, tuple]:
+        """``_plan``'s frame keys and live values, where a live value is not hashable as it is."""
+        frames, lives = [], []
+        for i, frame in enumerate(stack):
+            slots = self._live_slots((frame[0], frame[1], waiting if i == len(stack) - 1 else None, frame[3]))
+            if slots is not None and not slots:
+                frames.append((frame[0], frame[1], (), frame[3]))
+                continue
+            live = _freeze(tuple(frame[2]) if slots is None else tuple(frame[2][k] for k in slots))
+            lives.append(live)
+            frames.append((frame[0], frame[1], live, frame[3]))
+        return tuple(frames), tuple(lives)
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
         """The zones (by number) whose dice ``state``'s key leaves without their faces: no way
@@ -274,6 +296,9 @@ class TurnKeys:
             return (zone, -1, sig[p]) if zone in unordered else (zone, zones[zone].index(p))
 
         return place
+
+
+_PLACE = itemgetter(0, 1, 3)  # of a frame: (procedure, instruction, whether a turn's)
 
 
 def zones_keyer(bags: list[bool], dead: tuple[int, ...] = ()):
