@@ -149,7 +149,7 @@ class Analysis:
         # alternative played after it), the key itself]; kind: "end",
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key, value)).
         self.nodes: dict[tuple, list] = {}
-        self._order: list[tuple] = []  # keys as their values were found: children before parents
+        self._order: list[list] = []  # nodes as their values were found: children before parents
         self._rolls: dict[tuple, list] = {}  # the kinds and counts of a roll's dice -> its outcomes
         self.root_key = self._keys.key(root)
         limit = sys.getrecursionlimit()
@@ -173,8 +173,8 @@ class Analysis:
             value = self.objective.value(state, self.seat, self.baseline)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
-            self.nodes[key] = [value, "end", (), parent, action, key]
-            self._order.append(key)
+            node = self.nodes[key] = [value, "end", (), parent, action, key]
+            self._order.append(node)
             return value
         if depth >= self.max_steps:
             raise AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
@@ -221,7 +221,7 @@ class Analysis:
             value = (max if mine else min)(v for _, _, v in children)
             node[1], node[2] = ("max" if mine else "min"), tuple(children)
         node[0] = value
-        self._order.append(key)
+        self._order.append(node)
         return value
 
     def _outcomes(self, state: State) -> list:
@@ -276,20 +276,30 @@ class Analysis:
 
     def reach(self) -> dict[tuple, Any]:
         """How likely each state is to be reached from the start under best play (the player's
-        best option, another seat's worst for the player)."""
-        reach: dict[tuple, Any] = {self.root_key: 1 if self.exact else 1.0}
-        for key in reversed(self._order):  # parents before children
-            p = reach.get(key)
-            if not p:
+        best option, another seat's worst for the player), the states in the order first
+        reached."""
+        # A node's key is one object (the memo's own), so its id stands for it: no key is hashed
+        reached: dict[int, list] = {id(self.root_key): [self.root_key, 1 if self.exact else 1.0]}
+        for node in reversed(self._order):  # parents before children
+            entry = reached.get(id(node[5]))
+            if entry is None:
                 continue
-            value, kind, children = self.nodes[key][:3]
+            p, kind, children = entry[1], node[1], node[2]
             if kind == "chance":
                 for q, child in children:
-                    reach[child] = reach.get(child, 0) + p * q
+                    found = reached.get(id(child))
+                    if found is None:
+                        reached[id(child)] = [child, p * q]
+                    else:
+                        found[1] += p * q
             elif kind in ("max", "min"):
-                action, child, _ = _ranked(children, kind)[0]
-                reach[child] = reach.get(child, 0) + p
-        return reach
+                child = (max if kind == "max" else min)(children, key=_value_of)[1]  # the first best
+                found = reached.get(id(child))
+                if found is None:
+                    reached[id(child)] = [child, p]
+                else:
+                    found[1] += p
+        return {key: p for key, p in reached.values()}
 
     def policy(self, top: int | None = 20) -> list[PolicyLine]:
         """The player's decisions reached under best play, decision by decision (the one most
@@ -385,6 +395,10 @@ def _no_collection():
         if collecting:
             gc.freeze()
             gc.enable()
+
+
+def _value_of(child: tuple):
+    return child[2]
 
 
 def _ranked(children, kind: str) -> list:
