@@ -495,7 +495,9 @@ def _freeze(value):
 
 def _distinct(st, items):
     """The items without repeats, first of each kept; groups (lists) among them compare by content."""
-    _items(st, items)
+    st.work += len(items)  # (``_items``, inline)
+    if st.work > st.work_budget:
+        _items(st, ())
     try:  # no group among them: each item is its own key
         return list(dict.fromkeys(items))
     except TypeError:  # a group (a list), which compares by content

@@ -20,7 +20,6 @@ kept in the key: merging those states could be wrong, so they are not merged.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from .faces import FaceLiveness
@@ -47,8 +46,7 @@ class TurnKeys:
         self.bags: list[bool] = []
         self.signatures: dict[tuple, int] = {}  # (kind of alike piece, face) -> its number to the key
         self.groups: dict[tuple, int] = {}  # what pieces alike share -> the number of their kind
-        # (what the top frame waits for, (procedure, instruction, whether a turn's) of each frame)
-        # -> ``_plan``
+        # ``_plan_key`` -> ``_plan``
         self.plans: dict[tuple, tuple] = {}
 
     def _refresh(self, state: State) -> None:
@@ -108,7 +106,14 @@ class TurnKeys:
         pending = state.pending
         waiting = None if pending is None else pending[0]
         stack = state.frames
-        plan = self.plans.get((waiting, *map(_PLACE, stack)))
+        if len(stack) == 3:  # (the game's frame, a turn's and a procedure's: unpacked, a third of the time)
+            a, b, c = stack
+            plan = self.plans.get((waiting, a[0], a[1], a[3], b[0], b[1], b[3], c[0], c[1], c[3]))
+        elif len(stack) == 2:
+            a, b = stack
+            plan = self.plans.get((waiting, a[0], a[1], a[3], b[0], b[1], b[3]))
+        else:
+            plan = self.plans.get(_plan_key(waiting, stack))
         if plan is None:
             plan = self._plan(waiting, stack, pending)
         frame_keyer, dead, listed, dead_keyer = plan
@@ -157,7 +162,7 @@ class TurnKeys:
         counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
         if self.alike and (lives or counters or fired or options) and self._mentions_alike(
-                (lives, counters, tuple([f[2] for f in fired]), options)):
+                (lives, counters, tuple([f[2] for f in fired]), options) if counters or fired or options else lives):
             if dead:
                 sig = self._without_faces(state, sig, dead, None)
             at = sig.__getitem__
@@ -232,7 +237,7 @@ class TurnKeys:
                 dead_keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
         if len(self.plans) > 10_000:  # (frames of a procedure that runs itself, deep)
             self.plans.clear()
-        plan = self.plans[(waiting, *map(_PLACE, stack))] = (frame_keyer, dead, listed, dead_keyer)
+        plan = self.plans[_plan_key(waiting, stack)] = (frame_keyer, dead, listed, dead_keyer)
         return plan
 
     def _live_slots(self, place: tuple) -> list[int] | None:
@@ -274,7 +279,9 @@ class TurnKeys:
         return found if found is not None else self._new_signature(shown)
 
     def _mentions_alike(self, values: tuple) -> bool:
-        """``_mentions(values, self.alike)``, remembered: the same few values come back often."""
+        """``_mentions(values, self.alike)``, remembered: the same few values come back often
+        (the live values alone, or with the counters, the triggered rules' and the options:
+        the answer depends on what the values hold, not on how they are grouped)."""
         found = self.mentions.get(values)
         if found is None:
             if len(self.mentions) > 100_000:
@@ -298,7 +305,11 @@ class TurnKeys:
         return place
 
 
-_PLACE = itemgetter(0, 1, 3)  # of a frame: (procedure, instruction, whether a turn's)
+def _plan_key(waiting: str | None, stack: list) -> tuple:
+    """What a plan is kept by: what the top frame waits for, then each frame's procedure,
+    instruction and whether it is a turn's, in one flat tuple (``TurnKeys.key`` builds it
+    inline for the usual depths)."""
+    return (waiting, *[x for frame in stack for x in (frame[0], frame[1], frame[3])])
 
 
 def zones_keyer(bags: list[bool], dead: tuple[int, ...] = ()):
