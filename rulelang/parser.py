@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import itertools
 import os
 import re
 import sys
 
 import attrs
+import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
@@ -172,24 +175,32 @@ class _Problem(Exception):
 
 @functools.cache
 def _lark() -> Lark:
-    return Lark(
-        _grammar_text(),
-        parser="lalr",
-        postlex=RulesIndenter(),
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=parser_cache_file(),
-    )
+    grammar = _grammar_text()
+    options = dict(parser="lalr", postlex=RulesIndenter(), propagate_positions=True, maybe_placeholders=True)
+    path = parser_cache_file(grammar)
+    if not path:
+        return Lark(grammar, **options)
+    if os.path.exists(path):
+        return Lark(grammar, cache=path, **options)
+    # Written whole under another name, then renamed: a start alongside never reads half a file
+    written = f"{path}.{os.getpid()}.part"
+    parser = Lark(grammar, cache=written, **options)
+    try:
+        os.replace(written, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(written)
+    return parser
 
 
-def parser_cache_file() -> str | bool:
+def parser_cache_file(grammar: str | None = None) -> str | bool:
     """Where Lark keeps the parser tables it works out from the grammar, so that a later start
     loads them (about 0.1 s) instead of working them out again (about 0.5 s): a file in
-    ``$RULELANG_PARSER_CACHE``, else in ``$XDG_CACHE_HOME/rulelang`` or ``~/.cache/rulelang``.
-    Lark checks the grammar, its options and the Lark and Python versions before it uses the
-    file, and builds the tables afresh when it cannot read it. False (no file) when
-    ``RULELANG_PARSER_CACHE`` is empty or the folder cannot be made. The tables are pickled, so
-    they are kept in a folder of the user's own, never a shared one like /tmp."""
+    ``$RULELANG_PARSER_CACHE``, else in ``$XDG_CACHE_HOME/rulelang`` or ``~/.cache/rulelang``,
+    named by a hash of the grammar and the Lark and Python versions (Lark checks them too
+    before it uses the file, and builds the tables afresh when it cannot read it). False (no
+    file) when ``RULELANG_PARSER_CACHE`` is empty or the folder cannot be made. The tables are
+    pickled, so they are kept in a folder of the user's own, never a shared one like /tmp."""
     folder = os.environ.get("RULELANG_PARSER_CACHE")
     if folder is None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -200,7 +211,8 @@ def parser_cache_file() -> str | bool:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return False
-    return os.path.join(folder, f"grammar-python{sys.version_info[0]}.{sys.version_info[1]}.lark")
+    made_by = f"{_grammar_text() if grammar is None else grammar}\0{lark.__version__}\0{sys.version_info[:2]}"
+    return os.path.join(folder, f"grammar-{hashlib.sha256(made_by.encode()).hexdigest()[:16]}.lark")
 
 
 _TOKEN_WORDS = {

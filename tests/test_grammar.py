@@ -217,3 +217,13 @@ def test_a_damaged_table_file_is_built_again(monkeypatch, tmp_path):
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr
     assert not tables.read_bytes().startswith(b"not the tables")
+
+
+def test_the_parser_tables_are_written_whole_then_named(monkeypatch, tmp_path):
+    """A first start writes the tables under a name of its own, then renames the file: a start
+    alongside finds the whole file or none."""
+    monkeypatch.setenv("RULELANG_PARSER_CACHE", str(tmp_path / "tables"))
+    done = subprocess.run([sys.executable, "-m", "rulelang", "lint", str(ROOT / "games" / "pickomino.rules")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in (tmp_path / "tables").iterdir()] == [Path(parser_cache_file()).name]
