@@ -177,8 +177,7 @@ class Analysis:
             self._order.append(node)
             return value
         if depth >= self.max_steps:
-            raise AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
-                                  "outcomes): it may not end in a bounded number of steps")
+            raise self._too_long()
         if len(self.nodes) >= self.max_states:
             raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
         node = [None, None, None, parent, action, key]  # no value yet: on the path being played
@@ -257,12 +256,15 @@ class Analysis:
         while (pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS
                and not state.finished and state.turn_number == self.turn and state.round_number == self.round):
             if depth + len(played) >= self.max_steps:
-                raise AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
-                                      "outcomes): it may not end in a bounded number of steps")
+                raise self._too_long()
             state.apply_action(0)
             played.append(0)
             pending = state.pending
         return tuple(played)
+
+    def _too_long(self) -> AnalysisRefused:
+        return AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
+                               "outcomes): it may not end in a bounded number of steps")
 
     def _found(self, found: list):
         """The value of a state already met: refused when it is on the path to itself (a

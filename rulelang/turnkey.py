@@ -135,10 +135,9 @@ class TurnKeys:
         if pending is None:
             pending_key = None
         elif waiting == "roll":  # the faces of the dice rolled do not count: the roll replaces them
-            where, zones, unordered = state.where, state.zones, self.unordered  # (``_place_getter``, inline)
-            pending_key = ("roll", pending[1], tuple((kind, tuple(sorted([
-                (where[p], -1, sig[p]) if where[p] in unordered else (where[p], zones[where[p]].index(p))
-                for p in dice]))) for kind, dice in pending[2]))
+            place = self._place_getter(state, sig)
+            pending_key = ("roll", pending[1], tuple((kind, tuple(sorted(map(place, dice))))
+                                                     for kind, dice in pending[2]))
         elif waiting == "branch":  # labels and places in the rules: never an id
             given = pending[2]
             pending_key = ("branch", id(pending[1]), () if given is pending[1].fixed else tuple(given), pending[3:])
@@ -213,8 +212,7 @@ class TurnKeys:
         it), the zone keyer of the dead zones). A frame's key is (procedure, instruction, its
         live variables (``rulelang.liveness``), whether a turn's)."""
         frames, lives = [], []
-        for i, frame in enumerate(stack):
-            slots = self._live_slots((frame[0], frame[1], waiting if i == len(stack) - 1 else None, frame[3]))
+        for i, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
                 frames.append(repr((frame[0], frame[1], (), frame[3])))
                 continue
@@ -245,11 +243,17 @@ class TurnKeys:
         waits for there, else None, whether a turn's), in order; None: every slot."""
         return sorted(self.liveness.of(place[0]).live(place[1], place[2]))
 
+    def _frames_live(self, waiting: str | None, stack: list):
+        """(number, frame, its live slots) for each frame of ``stack``, the top one waiting for
+        ``waiting``."""
+        top = len(stack) - 1
+        for i, frame in enumerate(stack):
+            yield i, frame, self._live_slots((frame[0], frame[1], waiting if i == top else None, frame[3]))
+
     def _frozen_frames(self, waiting: str | None, stack: list) -> tuple[tuple, tuple]:
         """``_plan``'s frame keys and live values, where a live value is not hashable as it is."""
         frames, lives = [], []
-        for i, frame in enumerate(stack):
-            slots = self._live_slots((frame[0], frame[1], waiting if i == len(stack) - 1 else None, frame[3]))
+        for _, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
                 frames.append((frame[0], frame[1], (), frame[3]))
                 continue
@@ -325,7 +329,7 @@ def zones_keyer(bags: list[bool], dead: tuple[int, ...] = ()):
         return f"(tuple(zones[{i}]) if plain.issuperset(zones[{i}]) else tuple(map({at}, zones[{i}]))) if zones[{i}] else (), "
 
     return eval("lambda zones, at, dead_at, plain: (" + "".join(  # noqa: S307 - source is generated
-        one(i, bag) for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple, "all": all})
+        one(i, bag) for i, bag in enumerate(bags)) + ")", {"sorted": sorted, "map": map, "tuple": tuple})
 
 
 def _freeze(value: Any) -> Any:
