@@ -22,6 +22,8 @@ class Board:
 
     def _init_counters(self) -> None:
         places = self.game.counter_places
+        if not places:
+            return  # the class's empty tuple: nothing to copy
         shared = places[:self.counter_base]
         values: list = []
         self.counters = values  # filled as it goes: a start value may read an earlier counter

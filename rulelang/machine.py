@@ -384,7 +384,8 @@ class Machine:
 
     def _finish(self, rule: int) -> None:
         self.finished = True
-        self.fired.clear()
+        if self.fired:
+            self.fired.clear()
         self.pending = None
         self.end_rule = rule
         self.winners = self._winners()

@@ -14,6 +14,7 @@ import math
 import random
 import weakref
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from . import knowledge
@@ -33,6 +34,8 @@ from .machine import Machine
 from .views import Views
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from . import model as m
 
 register("R501", "choice-without-options", """
@@ -113,8 +116,28 @@ def _traced_start(game: m.GameDef, players: int) -> State:
     """The game's state after the set-up, traced (shared: never changed, only copied)."""
     by_players = _INITIAL_STATES.setdefault(game, {})
     if players not in by_players:
-        by_players[players] = State(game, players, trace="eager")
+        by_players[players] = _specialised(State(game, players, trace="eager"))
     return by_players[players]
+
+
+# What is the same for every state of a game and number of players: the game, the player
+# count, where each family of zones and counters starts, the limits.
+_PER_GAME = ("game", "n", "zone_base", "piece_zone_base", "counter_base", "work_budget", "number_digits",
+             "big_number")
+# What only the creation of pieces replaces (never changes in place): its value after the set-up.
+_AFTER_SETUP = ("pieces", "sort_columns", "piece_zone", "carried")
+
+
+def _specialised(start: State) -> State:
+    """``start``, a game's state after its set-up, made an instance of a subclass of State of
+    its own, which holds what is the same for every state of its game and player count
+    (``_PER_GAME``, ``_AFTER_SETUP``) as class attributes. The states copied from it hold only
+    what their moves change, in a dict of fewer entries: smaller, quicker to copy."""
+    own = start.__dict__
+    names = _PER_GAME + _AFTER_SETUP + (() if start.keeps_knowledge else _KNOWLEDGE)
+    shared = {name: own.pop(name) for name in names}
+    start.__class__ = type("State", (State,), {"__module__": __name__, "__doc__": State.__doc__, **shared})
+    return start
 
 
 def initial_state(game: m.GameDef, players: int, trace: str = "lazy") -> State:
@@ -177,6 +200,7 @@ class _DeferredKnowledge:
 
 
 _KNOWLEDGE = ("knows", "zone_knows", "seen_counters")
+_UNTRACED = ("events", "tracing", "shadow_own", "keeps_knowledge")  # what a lazy copy leaves to its class
 _BY_HAND = ("a state changed by hand needs its trace and what each seat knows recorded as it plays: "
             "make it with trace=\"eager\" or "
             "copy it with clone(tracing=True) before changing it")
@@ -196,6 +220,47 @@ class State(Board, Machine, Views):
     knows = _DeferredKnowledge("knows")
     zone_knows = _DeferredKnowledge("zone_knows")
     seen_counters = _DeferredKnowledge("seen_counters")
+
+    # What most games never change, held by the class until a state sets its own. Each is
+    # replaced, never changed in place, so the class's value is shared safely; a state's own
+    # dict holds only what its moves changed, which keeps it small and its copy quick.
+    out: frozenset[int] = frozenset()  # players eliminated
+    # `game ends after a last turn for the others`: the seats still owed their last turn
+    # (None until such a condition holds) and that rule
+    last_turns: frozenset[int] | None = None
+    last_turns_rule = -1
+    first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
+    finished = False
+    fault: RuntimeFault | None = None  # set when the rules faulted: the state is dead
+    winners: Sequence[int] = ()  # a list once the game is over
+    end_rule = -1
+    # `once per ...` branches chosen: (once id, seat), since each player has their own.
+    used_once: frozenset[tuple[int, int]] = frozenset()
+    # `tally NAME by KEY`: counts for statistics, per (name, key). Not an event: play and
+    # views do not change.
+    tallies: Mapping[tuple[str, Any], int] = MappingProxyType({})
+    limit_rule = -1  # the rule that last moved a piece of a kind with a limit
+    idle = 0  # decisions and rolls since a turn last began (R510)
+    # `count_rules()`: how often each triggered rule ran and each labelled option was
+    # chosen, kept only when a driver asks (statistics without the trace)
+    rule_counts: dict[tuple, int] | None = None
+    # Each viewer's trace lines so far, for information states: viewer -> (events done,
+    # lines). Valid for any state whose events start with the same ones, since events are
+    # only ever appended.
+    seen_lines: Mapping[Any, tuple[int, tuple[str, ...]]] = MappingProxyType({})
+    # The trace (docs/architecture.md, "The trace"): `tracing` records the events as it plays,
+    # in the state's own `events` list; else `events` replays the history on a traced copy,
+    # the shadow (None: start from the traced set-up), shared with clones until one of them
+    # extends it (`shadow_own` says who may).
+    tracing = False
+    shadow: State | None = None
+    shadow_own = False
+    keeps_knowledge = False  # what each seat knows is kept as it plays (knowledge.py)
+    # Lists of the state's own in a game with counters, or with triggered rules: triggered
+    # rules waiting to run, in order, as (depth of the frame whose statement set them off,
+    # trigger index, the rule's frame slots). They run when that frame is on top.
+    counters: Sequence[Any] = ()
+    fired: Sequence[tuple] = ()
 
     def __init__(self, game: m.GameDef, players: int, trace: str = "lazy"):
         if trace not in TRACE_MODES:
@@ -218,65 +283,31 @@ class State(Board, Machine, Views):
         self.dynamic: list[list] = [[], [], []]  # face label, value, number of each piece
         self.pieces = PieceTable([], [[] for _ in game.attributes], [[] for _ in game.kinds], [])
         self.counter_base = game.shared_counter_count
-        self.counters: list[Any] = []
         self.player = 0
-        self.first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
-        self.out: frozenset[int] = frozenset()  # players eliminated; replaced, never changed
-        # `game ends after a last turn for the others`: the seats still owed their last turn
-        # (None until such a condition holds) and that rule; replaced, never changed
-        self.last_turns: frozenset[int] | None = None
-        self.last_turns_rule = -1
         self.round_number = 0
         self.turn_number = 0
         self.frames: list[list] = []
         self.pending: tuple | None = None
         self.history: list = []
-        # The trace (docs/architecture.md, "The trace"): "eager" records the events as it
-        # plays, in its own `events` list; "lazy" records none, and `events` replays the
-        # history on a traced copy, the shadow (None: start from the traced set-up), shared
-        # with clones until one of them extends it (`shadow_own` says who may).
-        self.tracing = trace == "eager"  # record the events now
-        if self.tracing:
+        if trace == "eager":
+            self.tracing = True
             self.events: list[tuple] = []
-        self.shadow: State | None = None
-        self.shadow_own = False
-        # `count_rules()`: how often each triggered rule ran and each labelled option was
-        # chosen, kept only when a driver asks (statistics without the trace)
-        self.rule_counts: dict[tuple, int] | None = None
-        self.finished = False
-        self.fault: RuntimeFault | None = None  # set when the rules faulted: the state is dead
-        self.winners: list[int] = []
-        self.end_rule = -1
-        # `once per ...` branches chosen: (once id, seat), since each player has their own.
-        self.used_once: frozenset[tuple[int, int]] = frozenset()
-        # Triggered rules waiting to run, in order: (depth of the frame whose statement set
-        # them off, trigger index, the rule's frame slots). They run when that frame is on top.
-        self.fired: list[tuple] = []
-        # `tally NAME by KEY`: counts for statistics, per (name, key); replaced on each tally,
-        # never changed, so clones share it. Not an event: play and views do not change.
-        self.tallies: dict[tuple[str, Any], int] = {}
-        self.limit_rule = -1  # the rule that last moved a piece of a kind with a limit
+        if game.move_triggers:
+            self.fired = []
         limits = game.run_limits
         # Work done in the current step (items gone through), checked against the budget by
-        # the generated code; decisions and rolls since a turn last began (R510).
+        # the generated code.
         self.work = 0
         self.work_budget = limits.work
         self.number_digits = limits.number_digits
         self.big_number = _number_bound(limits.number_digits)
-        self.idle = 0
-        # Each viewer's trace lines so far, for information states: viewer -> (events done,
-        # lines). Replaced, never changed (clones share it), and valid for any state whose
-        # events start with the same ones, since events are only ever appended.
-        self.seen_lines: dict[Any, tuple[int, tuple[str, ...]]] = {}
         self._init_counters()
         # What each seat knows (see knowledge.py): kept only when the game hides something,
         # and in a lazy copy only once asked for (`_DeferredKnowledge`).
-        self.keeps_knowledge = False
-        self.knows: list[int] | None = None
-        self.zone_knows: dict[int, int] | None = None
-        self.seen_counters: dict[int, tuple] | None = None
         if knowledge.tracks_knowledge(game):
             knowledge.start(self)
+        else:
+            self.knows = self.zone_knows = self.seen_counters = None
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
         self._advance()
@@ -499,24 +530,30 @@ class State(Board, Machine, Views):
 
     def _copy(self) -> State:
         """A copy sharing the trace, own list or shadow: ``clone`` finishes it."""
-        other = State.__new__(State)
+        other = State.__new__(self.__class__)
         other.__dict__ = self.__dict__.copy()  # (faster than updating the new, empty one)
-        other.zones = list(map(list, self.zones))
-        other.where = list(self.where)
-        other.dynamic = list(map(list, self.dynamic))
-        other.counters = list(self.counters)
-        other.frames = [[procedure, pc, slots.copy(), turn] for procedure, pc, slots, turn in self.frames]
-        other.history = list(self.history)
-        self.shadow_own = other.shadow_own = False  # the shadow is shared now: copied before extended
-        other.winners = list(self.winners)
-        other.fired = list(self.fired)
-        if self.rule_counts is not None:
-            other.rule_counts = dict(self.rule_counts)
+        self._copy_parts(other)
+        if self.shadow_own:  # the shadow is shared now: copied before extended
+            self.shadow_own = other.shadow_own = False
         if self.keeps_knowledge:
             other.knows = list(self.knows)
             other.zone_knows = dict(self.zone_knows)
             other.seen_counters = dict(self.seen_counters)
         return other
+
+    def _copy_parts(self, other: State) -> None:
+        """Give ``other``, a copy of this state's dict, its own copy of what moves change in place."""
+        other.zones = list(map(list, self.zones))
+        other.where = list(self.where)
+        other.dynamic = list(map(list, self.dynamic))
+        if self.counters:
+            other.counters = list(self.counters)
+        other.frames = [[procedure, pc, slots.copy(), turn] for procedure, pc, slots, turn in self.frames]
+        other.history = list(self.history)
+        if self.fired.__class__ is list:
+            other.fired = list(self.fired)
+        if self.rule_counts is not None:
+            other.rule_counts = dict(self.rule_counts)
 
     # ------------------------------------------------------------------ the trace
     @property
@@ -531,14 +568,13 @@ class State(Board, Machine, Views):
 
     def _lazy_copy(self) -> State:
         """A copy of this traced state that records nothing, its trace replayed from this one."""
-        other = self._copy()
-        del other.events
-        other.tracing = False
-        if other.keeps_knowledge:  # rebuilt from the shadow when asked, not kept while playing
-            other.keeps_knowledge = False
-            for name in _KNOWLEDGE:
-                del other.__dict__[name]
-        other.shadow, other.shadow_own = self, False
+        # Not its trace, nor what each seat knows (rebuilt from the shadow when asked, not
+        # kept while playing): the class's defaults, or `_DeferredKnowledge`, answer for them.
+        left = _UNTRACED + _KNOWLEDGE if self.keeps_knowledge else _UNTRACED
+        other = State.__new__(self.__class__)
+        other.__dict__ = {name: value for name, value in self.__dict__.items() if name not in left}
+        self._copy_parts(other)
+        other.shadow = self
         return other
 
     def _replayed_events(self) -> list[tuple]:
