@@ -387,6 +387,7 @@ class Machine:
         if self.fired:
             self.fired.clear()
         self.pending = None
+        self.frames = []  # nothing runs any more: a finished state keeps the position, not the program
         self.end_rule = rule
         self.winners = self._winners()
         if self.tracing:

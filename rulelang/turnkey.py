@@ -221,10 +221,13 @@ class TurnKeys:
             frames.append(f"({frame[0]!r}, {frame[1]!r}, {live}, {frame[3]!r})")
         frame_keyer = eval(  # noqa: S307 - source is generated from numbers
             f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}))")
-        top = stack[-1]
-        dead = self.dead.get((top[0], top[1], waiting))
-        if dead is None:
-            dead = self._dead_zones(top[0], top[1], waiting)
+        if not stack:  # a finished game's: every face as it is
+            dead = ()
+        else:
+            top = stack[-1]
+            dead = self.dead.get((top[0], top[1], waiting))
+            if dead is None:
+                dead = self._dead_zones(top[0], top[1], waiting)
         spec = None if pending is None else pending[1]
         listed = waiting == "roll" or bool(dead and waiting == "choose" and spec.then is None and not spec.several
                                            and spec.element in ("piece", "pieces"))
