@@ -278,16 +278,20 @@ def print_table(cases: list[Case]) -> None:
         print(line(row))
 
 
+MEMORY_GAMES = 20  # games (seeds) each memory figure is the mean of: one game's length varies
+
+
 def print_memory(players: int, game, handwritten, seed: int) -> None:
-    compiled = state_memory(partial(game.new_initial_state, players=players), seed)
-    plain = state_memory(partial(handwritten.PickominoState, players), seed)
-    print(f"\nMemory of one Pickomino state, {players} players (tracemalloc; the GameDef is loaded "
-          "beforehand and shared, not counted):")
+    seeds = range(seed, seed + MEMORY_GAMES)
+    compiled = [state_memory(partial(game.new_initial_state, players=players), s) for s in seeds]
+    plain = [state_memory(partial(handwritten.PickominoState, players), s) for s in seeds]
+    print(f"\nMemory of one Pickomino state, {players} players (tracemalloc, mean of {MEMORY_GAMES} games; "
+          "the GameDef is loaded beforehand and shared, not counted):")
     print(f"  {'':30}{'compiled':>12}{'hand-written':>14}{'ratio':>8}")
-    for label, c, h in (("fresh state", compiled[0], plain[0]),
-                        ("peak over one random game", compiled[1], plain[1]),
-                        ("finished state", compiled[2], plain[2])):
-        print(f"  {label:30}{c / 1024:>10.1f}KB{h / 1024:>12.1f}KB{c / h:>8.1f}")
+    for i, label in enumerate(("fresh state", "peak over one random game", "finished state")):
+        c = sum(row[i] for row in compiled) / MEMORY_GAMES
+        h = sum(row[i] for row in plain) / MEMORY_GAMES
+        print(f"  {label:30}{c / 1024:>10.2f}KB{h / 1024:>12.2f}KB{c / h:>8.2f}")
 
 
 def simulate_against_loop(cases: list[Case], rounds: int, seed: int) -> None:

@@ -200,23 +200,45 @@ class _DeferredKnowledge:
 
 
 _KNOWLEDGE = ("knows", "zone_knows", "seen_counters")
+_RUNNING = ("frames", "pending", "work", "loop_budget", "idle", "fired")  # what `_settle` drops
+_ABSENT = object()
 _UNTRACED = ("events", "tracing", "shadow_own", "keeps_knowledge")  # what a lazy copy leaves to its class
 _BY_HAND = ("a state changed by hand needs its trace and what each seat knows recorded as it plays: "
             "make it with trace=\"eager\" or "
             "copy it with clone(tracing=True) before changing it")
 
 
+def _rows(table) -> list[list]:
+    return list(map(list, table))  # a finished state's are tuples, a copy's lists
+
+
 def _same_game(a: State, b: State) -> bool:
     """Whether two states hold the same game (pieces, counters, turn): a replay check."""
-    return (a.zones == b.zones and a.counters == b.counters and a.dynamic == b.dynamic
+    return (a.zones == b.zones and a.counters == b.counters and _rows(a.dynamic) == _rows(b.dynamic)
             and a.turn_number == b.turn_number and a.round_number == b.round_number
             and a.finished == b.finished and a.player == b.player and a.out == b.out)
+
+
+class _RebuiltWhere:
+    """``State.where`` of a finished state, which drops it (``_settle``): each piece's zone,
+    rebuilt from the zones when read, and kept from then on."""
+
+    def __get__(self, state, owner=None):
+        if state is None:
+            return self
+        where = [0] * len(state.pieces.kind)
+        for index, zone in enumerate(state.zones):
+            for p in zone:
+                where[p] = index
+        state.where = where
+        return where
 
 
 class State(Board, Machine, Views):
     """A game in progress. Decisions and chance outcomes go in through ``apply_action``."""
 
     events = _LazyEvents()
+    where = _RebuiltWhere()
     knows = _DeferredKnowledge("knows")
     zone_knows = _DeferredKnowledge("zone_knows")
     seen_counters = _DeferredKnowledge("seen_counters")
@@ -261,6 +283,12 @@ class State(Board, Machine, Views):
     # trigger index, the rule's frame slots). They run when that frame is on top.
     counters: Sequence[Any] = ()
     fired: Sequence[tuple] = ()
+    # What only a running game needs (``_settle`` gives a finished state these back): the
+    # call stack, the decision or roll waiting, and the work done in the current step.
+    frames: Sequence[list] = ()
+    pending: tuple | None = None
+    work = 0
+    loop_budget = 0
 
     def __init__(self, game: m.GameDef, players: int, trace: str = "lazy"):
         if trace not in TRACE_MODES:
@@ -486,7 +514,9 @@ class State(Board, Machine, Views):
             self._run()
             if self.game.limits:
                 self._check_limits()
-            if self.turn_number != turn or self.round_number != round_ or self.finished:
+            if self.finished:
+                self._settle()
+            elif self.turn_number != turn or self.round_number != round_:
                 self.idle = 0
             else:
                 self.idle += 1
@@ -499,6 +529,23 @@ class State(Board, Machine, Views):
             self.fault = fault
             raise
 
+
+    def _settle(self) -> None:
+        """A finished state never changes again (a balance run or a search holds many): its
+        dict keeps the position and the result, and what only a running game needs, or what
+        equals its class's value, goes back to the class."""
+        own = self.__dict__
+        cls = self.__class__
+        if not self.shadow_own and own.get("shadow") is _INITIAL_STATES.get(self.game, {}).get(self.n):
+            own.pop("shadow", None)  # the traced set-up, where a lazy trace starts anyway (None)
+        self.__dict__ = {name: value for name, value in own.items()
+                         if name not in _RUNNING and value is not getattr(cls, name, _ABSENT)}
+        # No room kept for more actions or pieces; `where` is rebuilt from the zones if asked,
+        # and the faces shown, which nothing changes now, are tuples (a copy gets lists again).
+        self.history = self.history[:]
+        self.zones = [zone[:] for zone in self.zones]
+        self.dynamic = tuple(map(tuple, self.dynamic))
+        del self.where
 
     def returns(self) -> list[float]:
         """1/k for each of the k winners at the end, 0 otherwise; all 0 before the end."""
