@@ -8,11 +8,15 @@ played ``--rounds`` times and the best CPU time counts. On a shared machine comp
 and run it more than once.
 
     python benchmarks/compare_checkouts.py /tmp/base . --players 3
+    python benchmarks/compare_checkouts.py /tmp/base . --players 2,3,4 --repeats 3
+
+A player count that a game does not allow is left out of its rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -27,6 +31,9 @@ import gc, random, sys, time
 import rulelang
 path, players, games, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 game = rulelang.load(path)
+if not game.min_players <= players <= game.max_players:
+    print("nan")  # a player count the game does not allow
+    raise SystemExit
 best = 0.0
 for _ in range(rounds):
     rng = random.Random(1)
@@ -56,7 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path, help="the checkout to compare against")
     parser.add_argument("after", type=Path, help="the checkout with the change")
-    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--players", default="3", help="player counts, comma-separated (default 3)")
     parser.add_argument("--repeats", type=int, default=2, help="processes per checkout and game (default 2)")
     parser.add_argument("--rounds", type=int, default=15, help="rounds per process; the best counts (default 15)")
     parser.add_argument("--games", default=",".join(GAMES_PER_ROUND), help="comma-separated game names")
@@ -65,12 +72,16 @@ def main() -> None:
     print(f"{'game':<24} {'players':>7} {'before':>9} {'after':>9} {'after/before':>12}", flush=True)
     for name in args.games.split(","):
         games = GAMES_PER_ROUND.get(name, 10)
-        best = dict.fromkeys(roots, 0.0)
-        for repeat in range(args.repeats):
-            for label in ("before", "after") if repeat % 2 == 0 else ("after", "before"):
-                best[label] = max(best[label], games_per_second(roots[label], name, args.players, games, args.rounds))
-        print(f"{name:<24} {args.players:>7} {best['before']:>9.1f} {best['after']:>9.1f} "
-              f"{best['after'] / best['before']:>12.2f}", flush=True)
+        for players in map(int, args.players.split(",")):
+            runs: dict[str, list[float]] = {label: [] for label in roots}
+            for repeat in range(args.repeats):
+                for label in ("before", "after") if repeat % 2 == 0 else ("after", "before"):
+                    runs[label].append(games_per_second(roots[label], name, players, games, args.rounds))
+            if math.isnan(runs["before"][0]) or math.isnan(runs["after"][0]):  # a count not allowed
+                continue
+            best = {label: max(values) for label, values in runs.items()}
+            print(f"{name:<24} {players:>7} {best['before']:>9.1f} {best['after']:>9.1f} "
+                  f"{best['after'] / best['before']:>12.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -564,7 +564,8 @@ class State(Board, Machine, Views):
             events = list(self.events)
             other = self._copy()
             other.events, other.shadow = events, None
-            if "knows" not in self.__dict__:  # knowledge deferred: the copy will have no shadow
+            if self.shadow.keeps_knowledge and "knows" not in self.__dict__:
+                # knowledge deferred (a game that hides nothing keeps none): the copy will have no shadow
                 knowledge.adopt(other, self.shadow)
             self.shadow_own = True  # the copy does not share the shadow
         else:

@@ -120,6 +120,22 @@ def test_trace_modes_of_copies():
     assert sample.trace_mode == "off" and sample.events == [] and sample.history == []
 
 
+
+def test_a_recording_copy_of_a_game_that_hides_nothing(tmp_path):
+    # Such a game keeps no knowledge, so a lazy state has none deferred to adopt.
+    path = tmp_path / "open.rules"
+    path.write_text(FAULTING.replace("points of player = 1 / 0", "pass"))
+    game = rulelang.load(path)
+    state, rng = game.new_initial_state(2), random.Random(5)
+    assert not state.keeps_knowledge
+    for _ in range(3000):
+        recording = state.clone(tracing=True)
+        assert recording.events == state.events and not recording.keeps_knowledge
+        if state.is_terminal():
+            break
+        state.apply_action(_step(state, rng))
+    assert state.is_terminal()
+
 def test_a_state_changed_by_hand_has_no_wrong_trace():
     """A replay cannot give what was done by hand: an error says so; an eager copy made before
     the change records it."""
