@@ -273,7 +273,7 @@ def replay_file(path: str, rules: str | None = None, limits: Limits = DEFAULT):
             err(printable(f"error[E109]: {path}:1: the log's rules file is refused: {refused.message}"))
             err("  = help: give the rules file on the command line: --rules FILE")
             return EXIT_USAGE
-        root = str(Path(path).parent)
+        root = gamelog.log_rules_root(rules, path)
     if header.get("rules_sha256") and gamelog.file_digest(rules, root=root) not in (None, header["rules_sha256"]):
         err(f"warning: {printable(rules)} (or a file it extends) has changed since the log was written")
     game, code = load_game(rules, header.get("options") or {}, limits, root)
@@ -587,7 +587,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             return loaded
         log_data, _, _ = loaded
         rules = args.file and find_rules(args.file) or str(gamelog.rules_of_log(log_data))
-        root = None if args.file else str(Path(args.log).parent)
+        root = None if args.file else gamelog.log_rules_root(rules, args.log)
         options = {**(log_data.header.get("options") or {}), **options}
         players = log_data.header["players"]
     else:

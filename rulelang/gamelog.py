@@ -166,6 +166,15 @@ def rules_of_log(log: GameLog) -> Path:
     return confine_log_rules(log.header["rules"], Path(log.path).parent)
 
 
+def log_rules_root(rules: str | Path, log_path: str | Path) -> str:
+    """The folder tree a log's rules file was found in (`rules_of_log`), where its ``extends``
+    must stay: the log's folder, else the working folder, else (a shipped game) its own."""
+    for folder in (Path(log_path).parent, Path.cwd()):
+        if inside(rules, folder):
+            return str(folder)
+    return str(Path(rules).parent)
+
+
 def confine_log_rules(named: str, folder: Path) -> Path:
     """``named`` from a log in ``folder``, confined as `rules_of_log` says; raises FileRefused."""
     if not named.endswith(".rules"):

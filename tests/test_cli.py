@@ -617,3 +617,26 @@ def test_a_changed_base_file_is_noticed_when_a_variant_log_is_replayed(tmp_path,
     assert "(or a file it extends) has changed since the log was written" in capsys.readouterr().err
     import hashlib
     assert gamelog.file_digest(PICKOMINO) == hashlib.sha256(Path(PICKOMINO).read_bytes()).hexdigest()
+
+
+def test_a_variant_log_kept_elsewhere_replays_from_the_rules_folder(tmp_path, capsys, monkeypatch):
+    # The rules are found through the working folder, so their `extends` is confined there,
+    # not to the log's folder.
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "pickomino.rules").write_text(Path(PICKOMINO).read_text())
+    (rules / "variant.rules").write_text('extends "pickomino.rules"\n\noption shorter_game = true\n')
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "variant.jsonl"
+    monkeypatch.chdir(rules)
+    assert cli.main(["run", "variant.rules", "--seats", "random,random", "--seed", "2", "--fast",
+                     "--log", str(log)]) == 0
+    assert json.loads(log.read_text().splitlines()[0])["rules"] == "../rules/variant.rules"
+    capsys.readouterr()
+    assert cli.main(["replay", "--quiet", str(log)]) == 0
+    actions = [json.loads(line).get("action") for line in log.read_text().splitlines()[1:-1]]
+    few_dice = next(i for i, a in enumerate(actions) if isinstance(a, list) and len(a[0]) <= 2)  # a short turn left
+    assert cli.main(["analyze", "--log", str(log), "--at", str(few_dice), "--top", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "E109" not in err and "has changed" not in err
