@@ -465,6 +465,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Explain a diagnostic code, a rule (or other name) of a game, or list a game's contents."""
     explain.import_all_codes()
     topic = args.topic
+    if topic and not args.file and topic.endswith(".rules"):  # `explain FILE`: the game's contents
+        args.file, topic = topic, None
     try:
         if topic and (CODE_PATTERN.match(topic) or not args.file):
             print(explain.explain_code(topic))
@@ -803,7 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
                              description="`explain E101` explains a code; `explain RULE --file F` "
-                             "shows a rule; `explain --file F` lists the game's contents.")
+                             "shows a rule; `explain --file F` (or `explain F.rules`) lists the game's contents.")
     explain_.add_argument("topic", nargs="?", metavar="CODE|RULE")
     explain_.add_argument("--file", metavar="FILE", help="the rules file the rule is in")
     explain_.set_defaults(handler=cmd_explain)

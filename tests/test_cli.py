@@ -235,6 +235,13 @@ def test_explain_file_lists_the_game(capsys):
     assert "\ncounters:\n  none\n" in out
 
 
+def test_explain_a_rules_file_given_as_the_topic_lists_the_game(capsys):
+    assert cli.main(["explain", "--file", PICKOMINO]) == 0
+    listed = capsys.readouterr().out
+    assert cli.main(["explain", PICKOMINO]) == 0
+    assert capsys.readouterr().out == listed
+
+
 def test_explain_file_lists_the_counters(capsys):
     assert cli.main(["explain", "--file", str(ROOT / "examples" / "pig.rules")]) == 0
     out = capsys.readouterr().out
