@@ -28,7 +28,7 @@ import attrs
 
 from . import knowledge
 from .engine_values import _CHANCE_KINDS, _value_text
-from .faces import objective_reads
+from .faces import COUNTERS, EVERY, objective_reads, reads_anywhere
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
 
@@ -145,6 +145,9 @@ class Analysis:
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
         self._keys = TurnKeys(unordered, objective.reads)
+        # The analysis sees everything: where a rule or the objective reads what a seat may not
+        # see, best play may use it, and the value is that of play that sees it.
+        self.sees_hidden = reads_unseen(state.game, objective)  # the names of what it reads
         # key -> [value, kind, children, parent key, (action from the parent, options with no
         # alternative played after it), the key itself]; kind: "end",
         # "chance" (children: (probability, key)), "max"/"min" (children: (action, key, value)).
@@ -379,6 +382,17 @@ def _decision(state: State) -> str:
     rule = state.game.rules[state.game.procedures[frame[0]].code[frame[1]][3]].name
     prompt = state.prompt()
     return f"rule `{rule}`" + (f" ({prompt})" if prompt and prompt != "choose" else "")
+
+
+def reads_unseen(game, objective: Objective) -> tuple[str, ...]:
+    """The zones and counters that some seat does not see and that a rule, or the objective,
+    may read (a `top only` zone, whose pieces everyone saw arrive, counts as seen)."""
+    reads = reads_anywhere(game) | (objective.reads if objective.reads is not None else {EVERY})
+    unseen = [zone.name for zone in game.zones if zone.visibility not in ("public", "top only")]
+    found = [name for name in unseen if EVERY in reads or name in reads]
+    if COUNTERS in reads:
+        found += [counter.name for counter in game.counters if counter.visibility != "public"]
+    return tuple(found)
 
 
 @contextlib.contextmanager

@@ -649,7 +649,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(json.dumps({
             "game": game.name, "players": players, "seat": result.seat, "at": where,
             "objective": objective.name, "value": number(result.value), "exact": args.exact,
-            "states": result.states, "seconds": round(seconds, 3),
+            "states": result.states, "seconds": round(seconds, 3), "reads_unseen": list(result.sees_hidden),
             "policy": [{"decision": line.decision, "probability": number(line.probability),
                         "situation": line.situation, "best": line.best,
                         "value": number(line.value), "runner_up": line.runner_up,
@@ -659,6 +659,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     print(printable(f"{game.name}, {players} players: player {result.seat + 1}'s turn, from {where}"))
     print(printable(f"objective: {objective.text}"))
     print(f"value of best play: {number(result.value)}")
+    if result.sees_hidden:
+        print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden))))
     print(f"{result.states:,} states valued in {seconds:.2f} s")
     if policy:
         print(f"\nbest play, decision by decision, the {args.top} likeliest situations of each (chance of "
@@ -671,6 +673,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             runner = "" if line.runner_up is None else f"; {line.runner_up} = {number(line.runner_up_value)}"
             print(printable(f"{number(line.probability):>8}  {line.situation}: {line.best} = {number(line.value)}{runner}"))
     return EXIT_OK
+
+
+SEES_HIDDEN = ("note: the rules may read what some seat does not see ({}), and the analysis sees everything: "
+               "where a decision depends on it, this is the value of play that sees it (for the player, "
+               "an upper bound on best play), and the policy may use it")
 
 
 def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:

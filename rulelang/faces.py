@@ -59,6 +59,38 @@ def objective_reads(function) -> frozenset[str]:
     return found | {COUNTERS} if getattr(function, "uses_counters", True) else found
 
 
+def instruction_functions(op: int, a, b) -> list:
+    """The compiled functions an instruction runs (its procedure's frame is theirs)."""
+    if op == m.OP_CHOOSE:
+        found = [a.options, a.chooser, a.picked, a.where]
+        if a.labelled:  # labels must differ (a fault otherwise); other descriptions only show
+            found.append(a.describe)
+        if a.then is not None:
+            found += [a.then.options, a.then.where]
+        return [f for f in found if f is not None]
+    if op == m.OP_BRANCH:
+        return [f for f in (a.chooser, *(cond for _, cond, _, _ in a.branches)) if f is not None]
+    if op == m.OP_DRAW:
+        return [a.count, a.source, a.to]
+    if op in (m.OP_CALL, m.OP_TURN):
+        return [b] if b is not None else []
+    if op in (m.OP_EXEC, m.OP_JUMP_IF_NOT, m.OP_ROLL, m.OP_SHUFFLE):
+        return [a]
+    return []
+
+
+def reads_anywhere(game: m.GameDef) -> frozenset[str]:
+    """The zones any rule of the game may read (names, ``EVERY`` for any zone), with
+    ``COUNTERS`` when one reads a counter: its instructions, the conditions of its triggers
+    (the zones of a `when move` are named, not read), end conditions and winner rules (not its
+    invariants, which play does not run)."""
+    functions = [f for procedure in game.procedures for op, a, b, _ in procedure.code
+                 for f in instruction_functions(op, a, b)]
+    functions += [trigger.cond for trigger in game.move_triggers if trigger.cond is not None]  # (its zones: named)
+    functions += [check.test for check in game.ends + game.criteria + game.no_winner]
+    return frozenset().union(*map(objective_reads, functions))
+
+
 class FaceLiveness:
     """For a game and the zones its analysis reads at a turn's end (``leaf_reads``, names;
     None: every zone), ``live(procedure, pc, waiting)``: the names of the zones whose dice's
@@ -96,25 +128,6 @@ class FaceLiveness:
         return passes + 1
 
     # -- what each function reads, through variables and counters
-    def _functions(self, procedure: int, op: int, a, b) -> list:
-        """The compiled functions an instruction runs (its procedure's frame is theirs)."""
-        if op == m.OP_CHOOSE:
-            found = [a.options, a.chooser, a.picked, a.where]
-            if a.labelled:  # labels must differ (a fault otherwise); other descriptions only show
-                found.append(a.describe)
-            if a.then is not None:
-                found += [a.then.options, a.then.where]
-            return [f for f in found if f is not None]
-        if op == m.OP_BRANCH:
-            return [f for f in (a.chooser, *(cond for _, cond, _, _ in a.branches)) if f is not None]
-        if op == m.OP_DRAW:
-            return [a.count, a.source, a.to]
-        if op in (m.OP_CALL, m.OP_TURN):
-            return [b] if b is not None else []
-        if op in (m.OP_EXEC, m.OP_JUMP_IF_NOT, m.OP_ROLL, m.OP_SHUFFLE):
-            return [a]
-        return []
-
     def _slot_origins(self) -> dict:
         """(procedure, slot) -> the zones whose pieces the slot may hold; COUNTERS -> those a
         counter may hold: to a fixed point, since a variable may be made from another."""
@@ -123,7 +136,7 @@ class FaceLiveness:
         for index, procedure in enumerate(self._procedures):
             every = frozenset(range(procedure.slot_count))
             for op, a, b, _rule in procedure.code:
-                for function in self._functions(index, op, a, b):
+                for function in instruction_functions(op, a, b):
                     used = getattr(function, "slots_used", None)
                     slots = every if used is None else used
                     if op == m.OP_CHOOSE and function is a.options:
@@ -179,7 +192,7 @@ class FaceLiveness:
                     zone = next((z for z in self.game.zones if z.name == a.whole_zone), None)
                     if zone is not None and not zone.per_player:
                         killed = frozenset((zone.name,))
-                read = frozenset().union(*(self._reads(f, index) for f in self._functions(index, op, a, b)))
+                read = frozenset().union(*(self._reads(f, index) for f in instruction_functions(op, a, b)))
                 read = self._expand(read) - killed  # the roll's own zone is not read: it is rolled
                 if op in pending:
                     read |= self.leaf

@@ -181,6 +181,20 @@ def test_cli_text_and_json():
     assert code == 0 and report["value"] == pytest.approx(2 / 3) and report["policy"][0]["best"] == "hold"
 
 
+def test_a_turn_whose_rules_read_what_a_seat_cannot_see_says_so():
+    # Guess the die: player 1 names the face of a die hidden from them. Seeing it, the analysis
+    # is always right (value 1, not 1/6): the report says the value sees what the player cannot.
+    code, out, _ = run_cli("analyze", str(ROOT / "tests" / "hidden_games" / "guess_die.rules"))
+    assert code == 0 and "value of best play: 1.0000" in out
+    assert "note: the rules may read what some seat does not see (`cup`)" in out
+    code, out, _ = run_cli("analyze", str(ROOT / "tests" / "hidden_games" / "guess_die.rules"), "--format", "json")
+    assert json.loads(out)["reads_unseen"] == ["cup"]
+    code, out, _ = run_cli("analyze", TWO_ROLLS, "--format", "json")
+    assert json.loads(out)["reads_unseen"] == []
+    game = rulelang.load(PICKOMINO)  # its hidden zone, the tiles turned face down, is never read
+    assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
+
+
 def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
     assert code == 2 and "does not end within 30 steps" in error
