@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import random
+from typing import Any
 
 from . import belief, deduce
 from .chains import Chains
@@ -40,12 +41,17 @@ class Agent:
         self.rng = random.Random(seed)
 
     @classmethod
-    def option_names(cls) -> list[str]:
-        """The options its constructor takes (``make_agent(name, seed, **options)``)."""
+    def option_defaults(cls) -> dict[str, Any]:
+        """The options its constructor takes (``make_agent(name, seed, **options)``), each with
+        its default, whose type a value given must have."""
         import inspect
 
-        return [p.name for p in list(inspect.signature(cls.__init__).parameters.values())[2:]
-                if p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.KEYWORD_ONLY]
+        return {p.name: p.default for p in list(inspect.signature(cls.__init__).parameters.values())[2:]
+                if p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.KEYWORD_ONLY}
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return list(cls.option_defaults())
 
     def reseed(self, seed: int | None) -> None:
         """Decide from now on as a new agent of this seed would, but for what it keeps on
@@ -165,8 +171,8 @@ class _FallsBackToMc(Agent):
     fallback: MonteCarloAgent
 
     @classmethod
-    def option_names(cls) -> list[str]:
-        return list(dict.fromkeys(super().option_names() + MonteCarloAgent.option_names()))  # the rest: its fallback
+    def option_defaults(cls) -> dict[str, Any]:
+        return {**MonteCarloAgent.option_defaults(), **super().option_defaults()}  # the rest: its fallback's
 
     def reseed(self, seed: int | None) -> None:
         super().reseed(seed)
@@ -231,6 +237,10 @@ class RoundMonteCarloAgent(MonteCarloAgent):
     """``mc`` looking ahead to the end of the round (``horizon="round"``)."""
 
     name = "mc_round"
+
+    @classmethod
+    def option_defaults(cls) -> dict[str, Any]:
+        return {**MonteCarloAgent.option_defaults(), "horizon": "round", "max_steps": 2000}
 
     def __init__(self, seed: int | None = None, **options):
         options.setdefault("horizon", "round")
@@ -335,13 +345,30 @@ def check_bot(spec: str) -> str | None:
         name, options = parse_bot(spec)
         if name not in AGENTS:
             return f"unknown bot `{name}`"
-        known = AGENTS[name].option_names()
-        for option in options:
+        known = AGENTS[name].option_defaults()
+        for option, value in options.items():
             if option not in known:
                 return f"bot `{name}` has no option `{option}` (its options: {', '.join(known)})"
+            wrong = _wrong_value(value, known[option])
+            if wrong:
+                shown = str(value).lower() if value.__class__ is bool else value
+                return f"bot `{name}`: option `{option}` takes {wrong}, not `{shown}`"
         make_agent(spec, 0)
     except (TypeError, ValueError) as error:
         return f"bot `{spec}`: {error}"
+    return None
+
+
+def _wrong_value(value: Any, default: Any) -> str | None:
+    """What an option whose default is ``default`` takes, when ``value`` is not that; else None."""
+    if default.__class__ is bool:
+        return None if value.__class__ is bool else "true or false"
+    if default.__class__ is int:
+        return None if value.__class__ is int and value >= 0 else "a whole number, 0 or more"
+    if default.__class__ is float:
+        return None if value.__class__ in (int, float) and value >= 0 else "a number, 0 or more"
+    if default.__class__ is str:
+        return None if value.__class__ is str else "a word"
     return None
 
 

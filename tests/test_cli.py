@@ -412,6 +412,23 @@ def test_bots_take_options(tmp_path, capsys):
     assert cli.main(["replay", str(log)]) == 0
 
 
+@pytest.mark.parametrize("bot, message", [
+    ("mc:rollouts=abc", "option `rollouts` takes a whole number, 0 or more, not `abc`"),
+    ("solver:budget=-1", "option `budget` takes a whole number, 0 or more, not `-1`"),
+    ("ismcts:c=fast", "option `c` takes a number, 0 or more, not `fast`"),
+    ("mc:horizon=3", "option `horizon` takes a word, not `3`"),
+    ("deduce:max_worlds=true", "option `max_worlds` takes a whole number, 0 or more, not `true`"),
+])
+def test_a_bot_option_of_the_wrong_type_is_a_usage_error(bot, message, capsys):
+    assert cli.main(["run", PICKOMINO, "--bot", bot, "--fast"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_mc_round_takes_the_options_of_mc():
+    from rulelang.agents import check_bot
+    assert check_bot("mc_round:rollouts=2") is None and check_bot("mc_round:horizon=turn") is None
+
+
 def test_bundled_games_play_from_an_empty_folder(tmp_path):
     """The games ship with the package: `rulelang run chipo-chipa.rules` works from any folder,
     its log names the game by file name, and the log replays from there."""
