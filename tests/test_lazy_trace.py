@@ -120,7 +120,6 @@ def test_trace_modes_of_copies():
     assert sample.trace_mode == "off" and sample.events == [] and sample.history == []
 
 
-
 def test_a_recording_copy_of_a_game_that_hides_nothing(tmp_path):
     # Such a game keeps no knowledge, so a lazy state has none deferred to adopt.
     path = tmp_path / "open.rules"
@@ -135,6 +134,7 @@ def test_a_recording_copy_of_a_game_that_hides_nothing(tmp_path):
             break
         state.apply_action(_step(state, rng))
     assert state.is_terminal()
+
 
 def test_a_state_changed_by_hand_has_no_wrong_trace():
     """A replay cannot give what was done by hand: an error says so; an eager copy made before
