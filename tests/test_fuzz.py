@@ -46,7 +46,7 @@ KNOWN_OPEN_CLASSES: set[str] = set()
 
 def fuzz(weight: int):
     """Settings for a fuzz test: `weight` times the profile's examples (conftest.py: dev 60, ci
-    20), so that in CI the whole file is a few hundred examples. RULELANG_FUZZ_SCALE multiplies
+    14), so that in CI the whole file is a few hundred examples. RULELANG_FUZZ_SCALE multiplies
     them again for a longer run by hand."""
     scale = float(os.environ.get("RULELANG_FUZZ_SCALE", "1"))
     return settings(max_examples=max(1, int(weight * scale * settings.default.max_examples)),
