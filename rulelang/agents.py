@@ -49,10 +49,6 @@ class Agent:
         return {p.name: p.default for p in list(inspect.signature(cls.__init__).parameters.values())[2:]
                 if p.kind is p.POSITIONAL_OR_KEYWORD or p.kind is p.KEYWORD_ONLY}
 
-    @classmethod
-    def option_names(cls) -> list[str]:
-        return list(cls.option_defaults())
-
     def reseed(self, seed: int | None) -> None:
         """Decide from now on as a new agent of this seed would, but for what it keeps on
         purpose: a seeded game (``rulelang simulate``, ``run``) keeps one agent per seat and

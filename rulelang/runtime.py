@@ -529,7 +529,6 @@ class State(Board, Machine, Views):
             self.fault = fault
             raise
 
-
     def _settle(self) -> None:
         """A finished state never changes again (a balance run or a search holds many): its
         dict keeps the position and the result, and what only a running game needs, or what
