@@ -156,7 +156,7 @@ class Board:
         sort_column = self.sort_columns[to]
         if sort_column is not None:
             # A sorted zone stays sorted (create sorts it too): each piece goes after its equals.
-            key = self.pieces.columns[sort_column].__getitem__
+            key = self.pieces.sort_key_column(sort_column).__getitem__
             for p in pieces:
                 bisect.insort_right(target, p, key=key)
                 where[p] = to
@@ -182,6 +182,8 @@ class Board:
         wanted = len(kind.pieces) if count is None else count
         if wanted.__class__ is not int:
             raise TypeError(f"`create` needs a whole number of pieces, not {type(wanted).__name__}")
+        if wanted < 0:
+            raise ValueError(f"`create` needs a count of 0 or more, not {wanted}")
         if wanted > room:
             raise LimitExceeded("R512", f"`create` of {wanted} {kind.name} would make more than the "
                                 f"limit of {self.game.run_limits.pieces} pieces in a game")
@@ -210,8 +212,7 @@ class Board:
             self.dynamic[2].extend(row[number_column] for row in rows)
         sort_column = self.sort_columns[into]
         if sort_column is not None:
-            column = table.columns[sort_column]
-            self.zones[into] = sorted(self.zones[into] + new, key=lambda p: column[p])
+            self.zones[into] = sorted(self.zones[into] + new, key=table.sort_key_column(sort_column).__getitem__)
         else:
             self.zones[into].extend(new)
         carriers = [(i, z) for i, z in enumerate(self.game.zones) if z.per_piece]

@@ -146,6 +146,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         for flag, value in (("--players", args.players), ("--seed", args.seed), ("--option", args.option)):
             if value:
                 raise UsageError(f"{flag} cannot be used with --resume: the log sets it")
+        if args.log:
+            raise UsageError("--log cannot be used with --resume: the game goes on in the log it resumes "
+                             "(copy the log first to keep the original)")
         if args.rules and args.file:
             raise UsageError("give the rules FILE or --rules FILE, not both")
         return resume(args, interactive, limits)
@@ -171,8 +174,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         with log:
             gamelog.write_header(log, args.file, len(seats), seats, option_values(game), seed, game.name,
                                  log_path)
-            state = game.new_initial_state(len(seats))
             terminal = make_terminal(args)
+            try:
+                state = game.new_initial_state(len(seats))
+            except RuntimeFault as fault:  # the set-up as far as it went, then the fault
+                if fault.partial is not None:
+                    for line in tui.render_events(fault.partial, 0, seats, terminal.style,
+                                                  tui.common_view(seats, watch), terminal.width()):
+                        terminal.say(line)
+                gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
+                return report_fault(fault, log_path)
             terminal.say(terminal.style.bold(printable(f"{game.name}: {len(seats)} players, seed {seed}")))
             terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
             changed = [printable(f"{o.name}={o.value}") for o in game.options if o.value != o.default]
@@ -288,7 +299,7 @@ def replay_file(path: str, rules: str | None = None, limits: Limits = DEFAULT):
     if unknown:
         err(printable(f"error[E701]: {path}:1: unknown seat `{unknown[0]}` in the header"))
         return EXIT_USAGE
-    replay = gamelog.replay_log(game.new_initial_state(players), log_data.actions, path)
+    replay = gamelog.replay_log(game.new_initial_state(players), log_data.actions, path, log_data.fault)
     return log_data, game, replay
 
 
@@ -307,6 +318,11 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
     seed = header["seed"]
     if not replay.reproduced:
         err(printable(f"error[E703]: the log does not reproduce: {replay.mismatch}"))
+        return EXIT_ERRORS
+    if replay.fault is not None:
+        report_fault(state.fault)
+        err(printable(f"the game in {args.resume} stopped on this fault, so it cannot go on; fix the rules "
+                      "and start a new game"))
         return EXIT_ERRORS
     terminal = make_terminal(args)
     if log_data.end is not None and not state.is_terminal():
@@ -429,16 +445,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     state, mismatch = replay.state, replay.mismatch
     if mismatch is None and log_data.end is not None:
         mismatch = gamelog.compare_end(state, log_data.end)
-    viewer: int | str = "all"  # the log is the referee's record; --as shows one seat's view
+    viewer: int | str | None = "all"  # the log is the referee's record; --as shows another view
     if args.seat is not None:
-        if not 1 <= args.seat <= state.n:
-            raise UsageError(f"--as {args.seat}: the game has players 1 to {state.n}")
-        viewer = args.seat - 1
-    elif args.out:
+        word = args.seat.strip().lower()
+        if word in ("spectator", "none"):
+            viewer = None
+        elif word in ("all", "referee"):
+            viewer = "all"
+        elif not word.isdigit() or not 1 <= int(word) <= state.n:
+            raise UsageError(f"--as takes a seat from 1 to {state.n}, `spectator` or `all`, not `{args.seat}`")
+        else:
+            viewer = int(word) - 1
+    if args.out and (viewer is None or viewer == "all"):
         raise UsageError("--out writes one player's transcript: say whose with --as SEAT")
     lines = state.event_lines(0, viewer)
-    if viewer != "all" and not state.fault:
-        lines += ["", f"what player {args.seat} sees now:",
+    if viewer.__class__ is int and not state.fault:
+        lines += ["", f"what player {viewer + 1} sees now:",
                   *map(printable, state.observation_string(viewer).splitlines())]
     if args.out:
         try:
@@ -446,11 +468,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except OSError as error:
             err(f"error: cannot write {args.out}: {(error.strerror or str(error)).lower()}")
             return EXIT_USAGE
-        print(f"player {args.seat}'s transcript written to {printable(args.out)}")
+        print(f"player {viewer + 1}'s transcript written to {printable(args.out)}")
     elif not args.quiet:
         for line in lines:
             print(line)
     print(f"{replay.applied} actions replayed from {args.log}")
+    if mismatch is None and replay.fault is not None:
+        print(f"reproduces: yes (the game stops on fault {replay.fault}, as the log says)")
+        return EXIT_OK
     if mismatch is None:
         print("reproduces: yes" if log_data.end is not None else
               "reproduces: yes (the log ends before the game does)")
@@ -805,8 +830,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="do not print the trace")
     replay.add_argument("--rules", metavar="FILE", help="the rules file, instead of the one the log names")
     add_limit_option(replay)
-    replay.add_argument("--as", dest="seat", type=int, metavar="SEAT",
-                        help="show what player SEAT (1, 2, ...) saw, not the referee's whole record")
+    replay.add_argument("--as", dest="seat", metavar="SEAT",
+                        help="show what player SEAT (1, 2, ...) saw, or `spectator` (public information "
+                        "only), not the referee's whole record (`all`, the default)")
     replay.add_argument("--out", metavar="FILE", help="write player SEAT's transcript (with --as) to FILE")
     replay.set_defaults(handler=cmd_replay)
 

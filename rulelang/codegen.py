@@ -141,12 +141,11 @@ def _is_number(value) -> bool:
 
 
 def _extreme(pick, values):
-    kept = [v for v in values if v is not None] if None in values else values
-    try:
-        return pick(kept) if kept else None
-    except TypeError:  # labels among numbers: skipped, as `sum` skips them
-        numbers = list(filter(_is_number, kept))
-        return pick(numbers) if numbers else None
+    """The greatest or least number of ``values``; as `sum` does, it skips `none`, labels and
+    true/false (none when no number is left)."""
+    if not _ONLY_INT.issuperset(map(type, values)):
+        values = list(filter(_is_number, values))
+    return pick(values) if values else None
 
 
 def _extreme_item(best, pairs):
@@ -190,11 +189,11 @@ def _extreme_sorted(best, st, pieces):
     if not pieces:
         return None
     numbers = st.dynamic[2]
-    if not best:
-        return pieces[0] if numbers[pieces[0]] is not None else _extreme_piece(best, st, pieces)
+    if not best:  # (numbers sort before text and none: a first piece that has none has no number)
+        return pieces[0] if numbers[pieces[0]].__class__ is int else _extreme_piece(best, st, pieces)
     k = len(pieces) - 1
     last = numbers[pieces[k]]
-    if last is None:
+    if last.__class__ is not int:
         return _extreme_piece(best, st, pieces)
     while k and numbers[pieces[k - 1]] == last:
         k -= 1
@@ -999,8 +998,17 @@ class ExpressionCompiler:
             self.error("E101", f"unknown name `{name}`", node,
                        help=f"`{name}` exists only inside a `when move` rule")
             raise CompileError
+        if name in self._texts_of_pieces():
+            self.error("E101", f"unknown name `{name}`", node,
+                       help=f'to compare with the text of an attribute, write it in quotes: `"{name}"`')
+            raise CompileError
         self.error("E101", f"unknown name `{name}`", node, help=self.suggest(name, lambda: self._known_names(scope)))
         raise CompileError
+
+    def _texts_of_pieces(self) -> set[str]:
+        """The text values the pieces' attributes take (`colour = red` or a table's column)."""
+        kinds = getattr(self, "kind_defs", None) or {}
+        return {value for _, kind in kinds.values() for row in kind.pieces for value in row if value.__class__ is str}
 
     def _is_declared(self, name: str, scope: Scope) -> bool:
         return name in self._known_names(scope) or name in self.attributes
@@ -1432,6 +1440,19 @@ class ExpressionCompiler:
             parts.append(f"_shown({e.code})" if way is None else f"_named_by({way}, {e.code})")
         return Expr(f"_text({', '.join(parts)})", "str", True)
 
+    def _need_ranking_value(self, name: str, kind: str, node) -> None:
+        """E201 where what `sum`, `max`, `highest` and the like work out for each item can never
+        be ranked: a zone or a piece would be read as its id; `sum`, `max` and `min` skip what
+        is not a number, so a string or true/false would count as nothing."""
+        if kind in COLLECTIONS or kind == "piece" or (
+                kind in ("str", "bool", "tuple") and name not in ("highest", "lowest", "sorted")):
+            hint = {"zone": "count the pieces with `count(...)`, or add their values with `sum(...)`",
+                    "piece": "name a number the piece has, such as `.value` or `.number`",
+                    "bool": "`count(C, CONDITION)` counts the items for which a condition holds"}
+            self.error("E201", f"`{name}(C, X)` needs a number X for each item, not {a_kind(kind)}", node,
+                       help=hint.get(kind))
+            raise CompileError
+
     def _x_Call(self, node, scope, slots):
         name = node.func
         if name in self.defines:
@@ -1526,9 +1547,12 @@ class ExpressionCompiler:
             inner = Scope(scope, element=(e, element))
             self.bound.append(e)
             try:
-                keys = ", ".join(self.code(key, inner, slots).code for key in args[1:])
+                keyed = [self.code(key, inner, slots) for key in args[1:]]
             finally:
                 self.bound.pop()
+            for key_expr, key in zip(keyed, args[1:]):
+                self._need_ranking_value(name, key_expr.kind, key)
+            keys = ", ".join(k.code for k in keyed)
             rows = f"[(({keys}), {e}) for {e} in _items(st, {items})]"
             if name == "sorted":
                 return Expr(f"_sorted_keys({rows})", kind, True)
@@ -1540,9 +1564,12 @@ class ExpressionCompiler:
                 if name in ("any", "all", "count"):
                     per_item = self.truth_code(args[1], inner, slots)
                 else:
-                    per_item = self.code(args[1], inner, slots).code
+                    per_expr = self.code(args[1], inner, slots)
+                    per_item = per_expr.code
             finally:
                 self.bound.pop()
+            if name in ("sum", "max", "min", "highest", "lowest", "sorted"):
+                self._need_ranking_value(name, per_expr.kind, args[1])
         elif element == "piece":
             if name in ("highest", "lowest", "sorted", "pairs"):
                 # Pieces rank by their number; dice (no number) by the value they show.

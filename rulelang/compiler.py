@@ -16,6 +16,7 @@ from . import nodes as n
 from . import several
 from .checker import walk
 from .codegen import (
+    COLLECTIONS,
     SINGLE_FOR,
     CompileError,
     ExpressionCompiler,
@@ -106,6 +107,9 @@ twenty such lines make a million copies. Compute a repeated part once with `let`
 real game, raise the limit with `--limit expansion=N`.
 """)
 
+
+# Values that are pieces or zones: held by a counter, they would be their ids, read as numbers.
+_HOLDS_IDS = frozenset(("piece", "pieces", "zone", "zones", "zonelist", "subsets"))
 
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
@@ -668,7 +672,13 @@ class Compiler(ExpressionCompiler):
                         fn = self.truth(inner.value, Scope(), slots)
                         checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
-                        fn, _ = self.expr(inner.value, Scope(), slots)
+                        fn, ranked = self.expr(inner.value, Scope(), slots)
+                        if ranked in COLLECTIONS or ranked in ("piece", "str"):
+                            self.error("E201", f"`{inner.direction}` ranks the players by a number, not "
+                                       f"{a_kind(ranked)}", inner.value,
+                                       help="count the pieces with `count(...)`, or add their values with "
+                                       "`sum(...)`" if ranked != "str" else None)
+                            continue
                         checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
                                               seen_by=self.hidden_values.criterion(inner.value)))
                     else:
@@ -1299,6 +1309,12 @@ class _Code:
             index = f"{counter.ordinal} + {place}"
         if stmt.op != "=" and value.kind not in ("int", "any", "label"):
             self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
+            raise CompileError
+        if value.kind in _HOLDS_IDS:  # the counter would keep ids, read as numbers
+            self.error("E201", f"counter `{target.name}` holds a number, true/false, a label or a player, "
+                       f"not {a_kind(value.kind)}", stmt.value,
+                       help="name a number the piece has, such as `.value`" if value.kind == "piece" else
+                       "count the pieces with `count(...)`, or add their values with `sum(...)`")
             raise CompileError
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")

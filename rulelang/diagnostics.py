@@ -91,6 +91,7 @@ class RuntimeFault(Exception):
 
     def __init__(self, diagnostic: Diagnostic):
         self.diagnostic = diagnostic
+        self.partial = None  # a fault in the set-up: the state as far as the set-up went
         super().__init__(render_concise(diagnostic))
 
 

@@ -140,18 +140,41 @@ class PieceTable:
     """The pieces that exist: their kind and static attribute columns. Replaced, never changed,
     when pieces are created, so clones can share it."""
 
-    __slots__ = ("kind", "columns", "by_kind", "names")
+    __slots__ = ("kind", "columns", "by_kind", "names", "sort_keys")
 
     def __init__(self, kind: list[int], columns: list[list], by_kind: list[list[int]], names: list[str]):
         self.kind = kind
         self.columns = columns
         self.by_kind = by_kind
         self.names = names
+        self.sort_keys: dict[int, list] = {}  # column -> ``sort_key_column``'s answer, once asked
+
+    def sort_key_column(self, column: int) -> list:
+        """What a zone `sorted by` the attribute of ``column`` sorts each piece by: the column
+        itself when it holds numbers only; else numbers first, then text, then other values
+        (by their text), and pieces without the attribute (none) last."""
+        found = self.sort_keys.get(column)
+        if found is None:
+            values = self.columns[column]
+            found = values if all(v.__class__ is int for v in values) else list(map(_zone_sort_key, values))
+            self.sort_keys[column] = found
+        return found
+
+
+def _zone_sort_key(value) -> tuple:
+    if value.__class__ is int or value.__class__ is bool:
+        return (0, value)
+    if value.__class__ is str:
+        return (1, value)
+    if value is None:
+        return (3, "")
+    return (2, shown(value))
 
 
 def keys_text(keys: tuple) -> str:
     """A counter's keys in a message: `2 to 12`, or the first of them, listed."""
     if len(keys) > 2 and all(k.__class__ is int for k in keys) and list(keys) == list(range(keys[0], keys[-1] + 1)):
         return f"{keys[0]} to {keys[-1]}"
-    listed = ", ".join(map(shown, keys[:12]))
-    return listed + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
+    if len(keys) <= 13:  # "and 1 more" would hide no more than the key itself
+        return ", ".join(map(shown, keys))
+    return ", ".join(map(shown, keys[:12])) + f" and {len(keys) - 12} more"

@@ -245,7 +245,7 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
     for index in touched:
         column = copy.sort_columns[index]
         if column is not None:
-            copy.zones[index].sort(key=copy.pieces.columns[column].__getitem__)
+            copy.zones[index].sort(key=copy.pieces.sort_key_column(column).__getitem__)
     if faces:
         labels_out, values_out, numbers_out = copy.dynamic
         for p in faces:

@@ -50,9 +50,11 @@ def balance(results: list[GameResult], players: int) -> dict:
     if not done:
         return {}
     first, (low, high) = win_share([r.returns(players)[0] for r in done])
-    report = {
-        "first_player_advantage": _entry(first - 1 / players, (low - 1 / players, high - 1 / players)),
-        "lead_changes": _entry(*_counted_ci([r.lead_changes for r in done])),
+    report = {}
+    if players > 1:  # alone, a player is always first and always leads: nothing to measure
+        report["first_player_advantage"] = _entry(first - 1 / players, (low - 1 / players, high - 1 / players))
+        report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done]))
+    report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
         "endings": {rule: _entry(*win_share([float(r.ended_by == rule) for r in done]))
                     for rule in sorted({r.ended_by for r in done})},
@@ -80,11 +82,12 @@ def format_balance(b: dict, players: int) -> list[str]:
             return f"{entry['value']:+.1%} (95% CI {low:+.1%} to {high:+.1%})"
         return f"{entry['value']:.2f} (95% CI {low:.2f} to {high:.2f})"
 
-    lines = ["", "balance (95% confidence intervals):",
-             f"  first-player advantage  {ci(b['first_player_advantage'], True)}  "
-             f"(seat 1's win share minus 1/{players})",
-             f"  lead changes per game   {ci(b['lead_changes'])}",
-             f"  turns per game          {ci(b['turns'])}"]
+    lines = ["", "balance (95% confidence intervals):"]
+    if "first_player_advantage" in b:
+        lines += [f"  first-player advantage  {ci(b['first_player_advantage'], True)}  "
+                  f"(seat 1's win share minus 1/{players})",
+                  f"  lead changes per game   {ci(b['lead_changes'])}"]
+    lines.append(f"  turns per game          {ci(b['turns'])}")
     for rule, entry in b["endings"].items():
         low, high = entry["ci95"]
         lines.append(f"  ended by {printable(rule)}: {entry['value']:.1%} (95% CI {low:.1%} to {high:.1%})")

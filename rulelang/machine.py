@@ -118,8 +118,17 @@ class Machine:
             text = spec.describe(self, option)
             if text in seen:
                 raise RuntimeFault(self._diagnostic("R503", f"`{spec.prompt}` has two options labelled "
-                                                    f"`{text}`: {_value_text(seen[text])} and {_value_text(option)}"))
+                                                    f"`{text}`: {self._option_text(spec, seen[text])} and "
+                                                    f"{self._option_text(spec, option)}"))
             seen[text] = option
+
+    def _option_text(self, spec, option) -> str:
+        """An option in a fault's message: pieces by what they are, never by their ids."""
+        if spec.element == "piece" and option.__class__ is int:
+            return self.describe_piece(option)
+        if spec.element == "pieces" and option.__class__ is list:
+            return f"[{self.describe_group(option)}]"
+        return _value_text(option)
 
     def _diagnostic(self, code: str, message: str, place: tuple | None = None) -> Diagnostic:
         """A fault at ``place`` (span, rule index), by default the statement running: the
@@ -277,7 +286,10 @@ class Machine:
                 elif op == 12:  # OP_DRAW
                     frame[1] = pc
                     count = a.count(self, slots)
-                    if count <= 0:
+                    if count.__class__ is not int or count < 0:
+                        raise RuntimeFault(self._diagnostic("R503", f"`draw` needs a count of 0 or more, not "
+                                                            f"{_value_text(count)}"))
+                    if count == 0:
                         pc += 1
                         continue
                     source = a.source(self, slots)

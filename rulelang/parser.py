@@ -24,7 +24,7 @@ from lark.indenter import Indenter
 from lark.lexer import PatternStr
 
 from . import nodes as n
-from .diagnostics import Diagnostic, register
+from .diagnostics import Diagnostic, did_you_mean, register
 from .files import data_folder
 from .limits import DEFAULT, Limits
 from .source import Source, Span, comment_start, printable
@@ -341,6 +341,16 @@ _MISTAKES = {
     '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': [
         'turn:\n  choose c from z labelled c as "p"\n',
     ],
+    '`choose` takes its parts in this order: `choose NAME from C where CONDITION, N of them by PLAYER '
+    'as "PROMPT" labelled EXPR`': [
+        'turn:\n  choose c from z by p where true as "x"\n',
+        'turn:\n  choose c from z as "x" where true\n',
+    ],
+    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`": [
+        "turn:\n  draw n from z to y\n",
+        "turn:\n  draw n + 1 from z to y\n",
+        "turn:\n  create n d in z\n",
+    ],
 }
 
 # Labels that fit only some of the lines that stop in their parser state (LALR shares a state
@@ -354,6 +364,10 @@ _MISTAKE_LINES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
     "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": r"\bto\b",
     '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': r"\blabelled\b.*\bas\b",
+    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`":
+        r"^\s*(draw|create)\s",
+    '`choose` takes its parts in this order: `choose NAME from C where CONDITION, N of them by PLAYER '
+    'as "PROMPT" labelled EXPR`': r"^\s*choose\b",
 }
 
 
@@ -474,7 +488,24 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
         start = word_start
     if label:
         return Diagnostic("E001", f"unexpected {shown}", source.span(start, end), help=label)
-    return Diagnostic("E001", f"unexpected {shown}; expected {_expected_words(expected)}", source.span(start, end))
+    return Diagnostic("E001", f"unexpected {shown}; expected {_expected_words(expected)}", source.span(start, end),
+                      help=_misspelt_keyword(text, start))
+
+
+# The words a statement starts with, for a misspelt one (`rol cup`, `chose c from ...`).
+_STATEMENT_WORDS = ("roll", "draw", "move", "create", "shuffle", "tally", "choose", "let", "repeat", "while",
+                    "for", "elif", "else", "pass", "break", "eliminate", "may", "rule", "end", "do")
+
+
+def _misspelt_keyword(text: str, start: int) -> str | None:
+    """`did you mean `roll`?` when the error is at the second word of a line whose first word is
+    not a keyword but is close to one that starts a statement: a name followed by a name
+    cannot be anything else."""
+    line_start = text.rfind("\n", 0, start) + 1
+    first = re.fullmatch(r"[ \t]*([A-Za-z_]\w*)[ \t]+", text[line_start:start])
+    if first is None or first.group(1) in _STATEMENT_WORDS or not re.match(r"[A-Za-z_(]", text[start:start + 1]):
+        return None
+    return did_you_mean(first.group(1), _STATEMENT_WORDS)
 
 
 _CLOSING = {"(": ")", "[": "]"}

@@ -338,7 +338,11 @@ class State(Board, Machine, Views):
             self.knows = self.zone_knows = self.seen_counters = None
         main = game.procedures[game.main]
         self.frames.append([game.main, 0, [None] * main.slot_count, False])
-        self._advance()
+        try:
+            self._advance()
+        except RuntimeFault as fault:
+            fault.partial = self  # the set-up as far as it went: its trace shows what led to the fault
+            raise
 
 
     # ------------------------------------------------------------------ OpenSpiel's API

@@ -6,6 +6,7 @@ CI log. Colour is used only on a terminal (and never with NO_COLOR set).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ from typing import IO, Any
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import shown
-from .runtime import CHANCE, State
+from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
 try:
@@ -130,7 +131,7 @@ def _value_text(value: Any, seat: bool = False) -> str:
         return "—"
     if seat and value.__class__ is int:
         return f"player {value + 1}"
-    return "?" if value is _UNSEEN or isinstance(value, dict) else printable(str(value))
+    return "?" if value is _UNSEEN or isinstance(value, dict) else printable(shown(value))
 
 
 def render_board(state: State, seats: list[str], viewer: int | None | str, style: Style,
@@ -581,7 +582,12 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         text, turn = state.action_to_string(action), state.turn_number
         if log is not None:
             gamelog.append_action(log, state, action)
-        state.apply_action(action)
+        try:
+            state.apply_action(action)
+        except RuntimeFault:
+            with contextlib.suppress(TraceUnavailable):
+                show_trace(shown, common)  # what led to the fault, up to it
+            raise
         if check and (broken := state.check_invariants()):
             show_trace(shown, common)
             raise invariant_fault(state, broken, text, turn)

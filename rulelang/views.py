@@ -464,9 +464,9 @@ class Views:
             text = f"{self.counter_name(payload[0])} changes"
         elif kind == "set":
             index, value, is_seat = payload
-            shown = "none" if value is None else f"player {value + 1}" if is_seat else \
-                str(value).lower() if isinstance(value, bool) else value
-            text = f"{self.counter_name(index)} = {shown}"
+            # a counter set to a player anywhere holds players: written as the board writes them
+            is_seat = is_seat or (value.__class__ is int and self.counter_place(index)[0].holds_player)
+            text = f"{self.counter_name(index)} = {f'player {value + 1}' if is_seat else shown(value)}"
         elif kind == "otherwise":
             text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":

@@ -97,3 +97,131 @@ def test_run_and_simulate_leave_a_blank_line_between_errors_as_lint_does(tmp_pat
     assert cli.main(["simulate", str(path), "--games", "1"]) == 1
     err = capsys.readouterr().err
     assert err.count("error[E201]") == 2 and "`for each p in players:`\n\nerror[E201]" in err
+
+
+# ---------------------------------------------------------------------- a second round of new games
+# (Farkle, Yahtzee, trick-taking, Lost Cities, Perudo, Can't Stop: what their designers ran into)
+
+def _game(tmp_path: Path, body: str, name: str = "g.rules") -> Path:
+    path = tmp_path / name
+    path.write_text('game "G":\n    players 2 to 2\n\n' + body, encoding="utf-8")
+    return path
+
+
+_CARDS = """card c:
+    one for each rank in 1 to 4 and each style in plain, joker
+    number = none if style == "joker" else rank
+    word = style if style == "joker" else rank
+
+zone deck: shared pile, hidden
+zone line: shared row sorted by number, public
+zone words: shared row sorted by word, public
+
+setup:
+    rule make: create c in deck
+    rule lay: draw 8 from deck to line
+
+turn:
+    rule look:
+        choose:
+            "go on": pass
+    rule move_all:
+        move line to words
+        end game
+
+winner:
+    rule w: most 0
+"""
+
+
+def test_a_zone_sorted_by_an_attribute_some_pieces_lack_puts_those_last(tmp_path):
+    state = rulelang.load(_game(tmp_path, _CARDS)).new_initial_state(2)
+    rng = random.Random(3)
+    while state.current_player() == rulelang.CHANCE:  # the deal
+        state.apply_action(state.sample_chance(rng))
+    numbers = [state.dynamic[2][p] for p in state.zones[state.zone_index("line", None)]]
+    assert numbers == sorted(n for n in numbers if n is not None) + [None] * numbers.count(None)
+    assert numbers.count(None) == 4  # every card was dealt: the jokers, which have no number, last
+    state.apply_action(0)
+    words = [state.pieces.columns[state.game.attributes.index("word")][p]
+             for p in state.zones[state.zone_index("words", None)]]
+    assert words == [1, 2, 3, 4, "joker", "joker", "joker", "joker"]  # numbers first, then text
+
+
+def test_max_and_min_skip_labels_as_sum_does(tmp_path):
+    body = ('die d:\n    faces worm, star\n\nzone cup: shared pool, public\ncounter best: shared = 0\n\n'
+            'setup:\n    rule s: create 2 d in cup\n\nturn:\n    rule r:\n        roll cup\n'
+            '        best = max(cup, face)\n        end game\n\nwinner:\n    rule w: most 0\n')
+    state = rulelang.load(_game(tmp_path, body)).new_initial_state(2)
+    state.apply_action(state.sample_chance(random.Random(1)))
+    assert state.is_terminal() and state.counters[0] is None
+
+
+@pytest.mark.parametrize(("statement", "message"), [
+    ("draw (0 - 1) from deck to line", "`draw` needs a count of 0 or more, not -1"),
+    ("create (0 - 2) d6 in deck", "`create` needs a count of 0 or more, not -2"),
+])
+def test_a_negative_count_is_a_fault_at_its_statement(tmp_path, statement, message):
+    body = "die d6:\n    faces 1 to 6\n\n" + _CARDS.replace("    rule lay: draw 8 from deck to line\n",
+                                                         f"    rule lay: {statement}\n")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(_game(tmp_path, body)).new_initial_state(2)
+    assert caught.value.diagnostic.message.startswith(message)
+    assert "(in rule `lay`, " in caught.value.diagnostic.message
+
+
+def test_two_options_with_one_label_are_named_by_their_pieces(tmp_path):
+    body = ('die d:\n    faces 1 to 6\n\nzone cup: shared pool, public\n\nsetup:\n    rule s: create 3 d in cup\n\n'
+            'turn:\n    rule r:\n        roll cup\n'
+            '        choose g from subsets(cup) as "keep" labelled text(count(g), " dice")\n        end game\n\n'
+            'winner:\n    rule w: most 0\n')
+    state = rulelang.load(_game(tmp_path, body)).new_initial_state(2)
+    with pytest.raises(RuntimeFault) as caught:
+        state.apply_action(state.outcome_from_labels([1, 2, 3]))
+    assert "has two options labelled `1 dice`: [d showing 3] and [d showing 2]" in caught.value.diagnostic.message
+
+
+def test_a_counter_set_through_a_variable_to_a_player_is_traced_as_a_player(tmp_path):
+    path = _load(tmp_path, "counter starter: shared = seat(0)\ncounter bidder: shared = none",
+                 "        bidder = player\n        let x = player\n        x = bidder\n        starter = x\n")
+    lines = rulelang.load(path).new_initial_state(2).event_lines()
+    assert "starter = player 2" in "\n".join(lines) and "starter = 1" not in "\n".join(lines)
+
+
+def test_the_board_writes_true_and_false_as_the_language_does(tmp_path):
+    from rulelang.tui import Style, render_board
+    path = _load(tmp_path, "", "        pass\n").read_text(encoding="utf-8").replace(
+        "most points of player", "most player == seat(0)")
+    state = rulelang.load(_game(tmp_path, path.split("\n\n", 1)[1], "b.rules")).new_initial_state(2)
+    board = render_board(state, ["random", "random"], "all", Style(False))
+    assert "true" in board and "True" not in board
+
+
+def test_a_game_that_faults_is_replayed_as_reproduced_and_is_not_resumed(tmp_path, capsys):
+    from rulelang import cli
+    path = tmp_path / "g.rules"
+    _game(tmp_path, _CARDS.replace("    rule lay: draw 8 from deck to line\n",
+                                   "    rule lay: draw 8 from deck to line\n    rule bad: draw (0 - 1) from deck to line\n"))
+    log = tmp_path / "g.jsonl"
+    assert cli.main(["run", str(path), "--seats", "random,random", "--seed", "1", "--fast", "--log", str(log)]) == 1
+    out, err = capsys.readouterr()
+    assert "line" in out and "error[R503]" in err  # the set-up's trace up to the fault, then the fault
+    assert cli.main(["replay", str(log), "--quiet"]) == 0
+    assert "reproduces: yes (the game stops on fault R503, as the log says)" in capsys.readouterr().out
+    assert cli.main(["run", "--resume", str(log)]) == 1
+    assert "cannot go on" in capsys.readouterr().err
+    assert cli.main(["run", "--resume", str(log), "--log", str(tmp_path / "other.jsonl")]) == 2
+    assert "--log cannot be used with --resume" in capsys.readouterr().err
+    assert cli.main(["replay", str(log), "--as", "spectator", "--quiet"]) == 0
+    assert cli.main(["replay", str(log), "--as", "all", "--quiet"]) == 0
+
+
+def test_a_one_player_game_reports_no_first_player_advantage(tmp_path, capsys):
+    from rulelang import cli
+    path = tmp_path / "solo.rules"
+    path.write_text('game "Solo":\n    players 1 to 1\n\ncounter points: per player = 0\n\nturn:\n'
+                    '    rule give: points of player += 1\n\nend:\n    rule two: game ends when turn_number >= 2\n\n'
+                    'winner:\n    rule w: most points of player\n', encoding="utf-8")
+    assert cli.main(["simulate", str(path), "--games", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "turns per game" in out and "first-player advantage" not in out and "lead changes" not in out
