@@ -43,7 +43,9 @@ register("E102", "duplicate-name", """
 Two declarations, or two rules, share a name. Every zone, component, counter, option,
 define, procedure and rule needs its own name, so that variants and messages can refer to it.
 The two parts of a choice with a parameter (`choose q from ... then choose n from ...`) need
-two names too.
+two names too, and the branches of one `choose:` two labels: a player, a log and a scenario
+tell the options apart by them. (Two branches with conditions may share a label when their
+conditions never hold together; if both are open at once, the game stops with fault R503.)
 """)
 register("E103", "unknown-function", """
 A call to a function that is neither built in (count, sum, max, min, highest, lowest, top,
@@ -290,6 +292,15 @@ class Compiler(ExpressionCompiler):
     def player_zone_example(self) -> str:
         """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
         return next((z.name for z in self.zones.values() if z.per_player), "hand")
+
+    def zone_help(self, node: n.Node, example: str | None = None) -> str:
+        """The help line where a zone is needed and ``node`` is something else."""
+        if isinstance(node, n.Name) and node.id in self.counters:
+            names = list(self.zones)
+            listed = ", ".join(f"`{z}`" for z in names[:8]) + (" ..." if len(names) > 8 else "")
+            return f"`{node.id}` is a counter, not a zone; the zones are {listed}" if names else \
+                f"`{node.id}` is a counter, not a zone; declare zones with `zone NAME: ...`"
+        return f"for a player's zone write `{example or self.player_zone_example()} of player`"
 
     def new_once(self, scope: str) -> int:
         """An id for a `once per SCOPE` branch: the state remembers the ids used."""
@@ -1153,7 +1164,7 @@ class _Code:
         for part, node in ((source, stmt.source), (to, stmt.to)):
             if part.kind != "zone":
                 self.error("E201", f"`draw` needs a zone, not {a_kind(part.kind)}", node,
-                           help="for a player's zone write `hand of player`")
+                           help=self.compiler.zone_help(node, "hand"))
                 raise CompileError
         source_function = self.compiler.function(source.code)
         to_function = self.compiler.function(to.code)
@@ -1171,7 +1182,7 @@ class _Code:
         zone = self.code_of(stmt.zone, scope)
         if zone.kind != "zone":
             self.error("E201", f"`shuffle` needs a zone, not {a_kind(zone.kind)}", stmt.zone,
-                       help="for a player's zone write `deck of player`")
+                       help=self.compiler.zone_help(stmt.zone, "deck"))
             raise CompileError
         self.emit(m.OP_SHUFFLE, self.compiler.function(zone.code))
 
@@ -1184,7 +1195,7 @@ class _Code:
         to = self.code_of(stmt.to, scope)
         if to.kind != "zone":
             self.error("E201", f"`move ... to` needs a zone, not {a_kind(to.kind)}", stmt.to,
-                       help=f"for a player's zone write `{self.compiler.player_zone_example()} of player`")
+                       help=self.compiler.zone_help(stmt.to))
             raise CompileError
         if what.kind not in ("piece", "pieces", "zone", "zones", "zonelist", "any"):
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
@@ -1759,7 +1770,14 @@ class _Code:
         end = self.label()
         branches = []
         index = self.emit(m.OP_BRANCH, None)
+        always: dict[str, n.Node] = {}  # the labels of branches that are always open
         for branch in stmt.branches:
+            if branch.cond is None and branch.once is None:
+                if branch.label in always:
+                    self.error("E102", f"two branches of this choice are labelled `{branch.label}`", branch,
+                               help="give each branch a label of its own: the player, the log and scenarios "
+                               "tell the options apart by them")
+                always[branch.label] = branch
             cond = self._condition(branch.cond, scope) if branch.cond is not None else None
             target = self.label()
             once = self.compiler.new_once(branch.once) if branch.once is not None else None

@@ -260,6 +260,9 @@ class Machine:
                                           and (once is None or self.once_open(once, chooser))]
                     if not options:
                         raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no open branch"))
+                    if a.shared_labels and len({label for label, _, _ in options}) < len(options):
+                        raise RuntimeFault(self._diagnostic("R503", f"`{a.prompt}` has two open branches labelled "
+                                                            f"alike: {', '.join(label for label, _, _ in options)}"))
                     self.pending = ("branch", a, options, chooser)
                     return
                 elif op == 5:  # OP_ROLL

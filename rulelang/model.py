@@ -181,11 +181,16 @@ class BranchSpec:
     # The options when no branch has a condition: computed once, not at every visit.
     fixed: tuple[tuple[str, int, None], ...] | None = attrs.field(init=False)
 
+    # Whether two branches share a label: then two of them open at once is a fault (R503).
+    shared_labels: bool = attrs.field(init=False)
+
     def __attrs_post_init__(self) -> None:
         fixed = None
         if all(cond is None and once is None for _, cond, _, once in self.branches):
             fixed = tuple((label, target, None) for label, _, target, _ in self.branches)
         object.__setattr__(self, "fixed", fixed)
+        labels = [label for label, _, _, _ in self.branches]
+        object.__setattr__(self, "shared_labels", len(set(labels)) < len(labels))
 
 
 @attrs.frozen

@@ -225,3 +225,12 @@ def test_a_one_player_game_reports_no_first_player_advantage(tmp_path, capsys):
     assert cli.main(["simulate", str(path), "--games", "3"]) == 0
     out = capsys.readouterr().out
     assert "turns per game" in out and "first-player advantage" not in out and "lead changes" not in out
+
+
+def test_two_open_branches_with_one_label_are_a_fault(tmp_path):
+    path = _load(tmp_path, "", '        choose:\n            "bank" if points of player >= 0: pass\n'
+                 '            "bank" if turn_number > 0: points of player += 1\n')
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(2)
+    assert caught.value.diagnostic.code == "R503"
+    assert "`choose` has two open branches labelled alike: bank, bank" in caught.value.diagnostic.message
