@@ -124,10 +124,12 @@ class RulesTree:
         merged, _ = resolve(tree, parse_file) if tree is not None else (None, [])
         self.rules: dict[str, n.Rule] = {}
         self.defines: dict[str, n.DefineDecl] = {}
+        self.counters: dict[str, n.CounterDecl] = {}  # for their initial values as written
         self.parameters: dict[str, tuple[str, ...]] = {}  # a procedure's name -> its parameters
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
             self.defines = {item.name: item for item in merged.items if isinstance(item, n.DefineDecl)}
+            self.counters = {item.name: item for item in merged.items if isinstance(item, n.CounterDecl)}
             self.parameters = {item.name: item.params for item in merged.items if isinstance(item, n.ProcedureDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
@@ -261,15 +263,17 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             return f"{kind.category} `{kind.name}`: {kind_summary(kind)}"
     for counter in game.counters:
         if counter.name == topic:
-            owner = "of each player" if counter.per_player else "shared"
-            keys = f", keys {keys_text(counter.keys)}" if counter.keys else ""
-            return _declared(f"counter `{counter.name}`, {owner}{keys}, {counter.visibility}", counter.span)
+            return _declared(f"counter `{counter.name}`, {counter_summary(counter, tree)}", counter.span)
     defines = tree.defines if tree is not None else {}
     if topic in defines:
         return _declared(f"define `{topic}`", defines[topic].span)
-    names = [r.name for r in game.rules] + [o.name for o in game.options] + \
-        [z.name for z in game.zones] + [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines)
-    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter or define "
+    for shown_value in game.shown:
+        if shown_value.name == topic:
+            return _declared(f"show `{topic}`{' per player' if shown_value.per_player else ''}: a value on the "
+                             "board", shown_value.span)
+    names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
+        [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown]
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter, define or show "
                        f"`{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 
@@ -283,11 +287,29 @@ def _declared(title: str, span) -> str:
 
 
 def zone_summary(zone, game: GameDef | None = None) -> str:
+    sort = f" sorted by {game.attributes[zone.sort_column]}" if game is not None and zone.sort_column is not None else ""
     if zone.per_piece:
         kinds = [game.kinds[k].name for k in zone.carried_by] if game is not None else []
-        return f"{zone.kind} on each {' or '.join(kinds) or 'piece'}, {zone.visibility}"
+        return f"{zone.kind}{sort} on each {' or '.join(kinds) or 'piece'}, {zone.visibility}"
     owner = "per player" if zone.per_player else "shared"
-    return f"{owner} {zone.kind}, {zone.visibility}"
+    return f"{owner} {zone.kind}{sort}, {zone.visibility}"
+
+
+def source_text(node) -> str:
+    """A node's text as written in its file (one line: its lines joined by spaces)."""
+    span = getattr(node, "span", None)
+    if span is None:
+        return "..."
+    return " ".join(printable(span.source.text[span.start:span.end]).split())
+
+
+def counter_summary(counter, tree: RulesTree | None = None) -> str:
+    """`per player, keys ..., owner only = 0`: a counter as the listing shows it."""
+    decl = tree.counters.get(counter.name) if tree is not None else None
+    return ("per player" if counter.per_player else "shared") + \
+        (f", keys {keys_text(counter.keys)}" if counter.keys else "") + \
+        ("" if counter.visibility == "public" else f", {counter.visibility}") + \
+        (f", starts as {source_text(decl.initial)}" if decl is not None else "")
 
 
 def kind_summary(kind) -> str:
@@ -314,11 +336,18 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     lines.append("\nzones:")
     lines.extend(f"  {z.name}: {zone_summary(z, game)}" for z in game.zones)
     lines.append("\ncounters:")
-    lines.extend(f"  {c.name}: {'per player' if c.per_player else 'shared'}"
-                 + (f", keys {keys_text(c.keys)}" if c.keys else "")
-                 + ("" if c.visibility == "public" else f", {c.visibility}") for c in game.counters)
+    lines.extend(f"  {c.name}: {counter_summary(c, tree)}" for c in game.counters)
     if not game.counters:
         lines.append("  none")
+    if tree is not None and tree.defines:
+        lines.append("\ndefines:")
+        for name, define in tree.defines.items():
+            params = f"({', '.join(define.params)})" if define.params is not None else ""
+            lines.append(f"  {name}{params} = {source_text(define.value)}")
+    if game.shown:
+        lines.append("\nshown on the board:")
+        lines.extend(f"  {s.name}{' per player' if s.per_player else ''}  "
+                     f"{s.span.path}:{s.span.line}" if s.span is not None else f"  {s.name}" for s in game.shown)
     lines.append("\nrules:")
     width = max((len(r.name) for r in game.rules), default=0)
     for index, r in enumerate(game.rules):

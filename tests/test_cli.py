@@ -245,7 +245,17 @@ def test_explain_a_rules_file_given_as_the_topic_lists_the_game(capsys):
 def test_explain_file_lists_the_counters(capsys):
     assert cli.main(["explain", "--file", str(ROOT / "examples" / "pig.rules")]) == 0
     out = capsys.readouterr().out
-    assert "\ncounters:\n  turn_total: shared\n  score: per player\n\nrules:" in out
+    assert "\ncounters:\n  turn_total: shared, starts as 0\n  score: per player, starts as 0\n\nrules:" in out
+
+
+def test_explain_file_lists_defines_shows_and_how_zones_are_sorted(capsys):
+    assert cli.main(["explain", PICKOMINO]) == 0
+    out = capsys.readouterr().out
+    assert "  grill: shared row sorted by number, public\n" in out
+    assert "\ndefines:\n  total = sum(kept)\n" in out
+    assert "\nshown on the board:\n  kept_total  " in out
+    assert cli.main(["explain", "kept_total", "--file", PICKOMINO]) == 0
+    assert "show `kept_total`: a value on the board" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------- triggered rules, limits
