@@ -34,6 +34,7 @@ from .turnkey import TurnKeys
 
 MAX_STATES = 2_000_000  # states valued in one analysis
 MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
+PROGRESS_EVERY = 4096  # states valued between two calls of an analysis's ``progress``
 
 
 class AnalysisRefused(Exception):
@@ -131,7 +132,8 @@ class Analysis:
     """The exact value of best play for the rest of a turn (see the module's docstring)."""
 
     def __init__(self, state: State, objective: Objective, exact: bool = False,
-                 max_states: int = MAX_STATES, max_steps: int = MAX_STEPS, unordered: frozenset[int] = frozenset()):
+                 max_states: int = MAX_STATES, max_steps: int = MAX_STEPS, unordered: frozenset[int] = frozenset(),
+                 progress=None):
         if state.is_terminal():
             raise AnalysisRefused("the game is over: there is no turn to analyse")
         root = state.clone(tracing=False)
@@ -142,6 +144,9 @@ class Analysis:
         self.objective = objective
         self.exact = exact
         self.max_states, self.max_steps = max_states, max_steps
+        # ``progress(states)`` is told the states valued so far, every PROGRESS_EVERY of them
+        self._progress = progress
+        self._next_report = max_states if progress is None else min(max_states, PROGRESS_EVERY)
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
         self._keys = TurnKeys(unordered, objective.reads)
@@ -181,8 +186,11 @@ class Analysis:
             return value
         if depth >= self.max_steps:
             raise self._too_long()
-        if len(self.nodes) >= self.max_states:
-            raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
+        if len(self.nodes) >= self._next_report:
+            if len(self.nodes) >= self.max_states:
+                raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
+            self._next_report = min(self.max_states, len(self.nodes) + PROGRESS_EVERY)
+            self._progress(len(self.nodes))
         node = [None, None, None, parent, action, key]  # no value yet: on the path being played
         self.nodes[key] = node
         player = state.current_player()

@@ -31,7 +31,7 @@ from .files import FileRefused, bundled_games, confine, find_rules
 from .limits import DEFAULT, LIMIT_NAMES, Limits, parse_limit
 from .model import GameDef
 from .pipeline import analyse
-from .runtime import State
+from .runtime import CHANCE, State
 from .source import printable
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -651,11 +651,25 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             err(printable(f"error: {replay.mismatch}"))
             return EXIT_ERRORS
         state = replay.state
+    # A deal at the start (draws, shuffles) is not the turn's play: one deal, from the seed.
+    deal_seed = 0 if args.seed is None else args.seed
+    dealer, dealt = random.Random(deal_seed), 0
+    while not state.is_terminal() and state.current_player() == CHANCE and state.prompt() in ("draw", "shuffle"):
+        state.apply_action(state.sample_chance(dealer))
+        dealt += 1
+    if dealt == 0 and args.seed is not None:
+        raise UsageError("--seed deals the draws and shuffles at the start, and this start has none")
+    progress = _AnalysisProgress() if sys.stderr.isatty() and args.format == "text" else None
     try:
         if objective is None:
             objective = (analysis.gain_objective if objective_text == "gain" else analysis.success_objective)(game)
         started = time.perf_counter()
-        result = analysis.Analysis(state, objective, args.exact, args.max_states, args.max_steps)
+        try:
+            result = analysis.Analysis(state, objective, args.exact, args.max_states, args.max_steps,
+                                       progress=progress)
+        finally:
+            if progress is not None:
+                progress.done()
         seconds = time.perf_counter() - started
         policy = result.policy(args.top)
     except analysis.AnalysisRefused as refused:
@@ -675,6 +689,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             "game": game.name, "players": players, "seat": result.seat, "at": where,
             "objective": objective.name, "value": number(result.value), "exact": args.exact,
             "states": result.states, "seconds": round(seconds, 3), "reads_unseen": list(result.sees_hidden),
+            "dealt": {"steps": dealt, "seed": deal_seed} if dealt else None,
             "policy": [{"decision": line.decision, "probability": number(line.probability),
                         "situation": line.situation, "best": line.best,
                         "value": number(line.value), "runner_up": line.runner_up,
@@ -683,6 +698,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(printable(f"{game.name}, {players} players: player {result.seat + 1}'s turn, from {where}"))
     print(printable(f"objective: {objective.text}"))
+    if dealt:
+        print(f"the deal at the start ({dealt} draws and shuffles) was dealt with seed {deal_seed}; "
+              "`--seed N` deals another")
     print(f"value of best play: {number(result.value)}")
     if result.sees_hidden:
         print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden))))
@@ -698,6 +716,29 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             runner = "" if line.runner_up is None else f"; {line.runner_up} = {number(line.runner_up_value)}"
             print(printable(f"{number(line.probability):>8}  {line.situation}: {line.best} = {number(line.value)}{runner}"))
     return EXIT_OK
+
+
+class _AnalysisProgress:
+    """How far a long analysis has got, on the terminal's stderr: the states valued so far,
+    rewritten in place every few seconds (nothing for one that ends sooner)."""
+
+    def __init__(self, every: float = 2.0):
+        import time
+        self.clock = time.perf_counter
+        self.started = self.last = self.clock()
+        self.every, self.shown = every, False
+
+    def __call__(self, states: int) -> None:
+        now = self.clock()
+        if now - self.last >= self.every:
+            self.last, self.shown = now, True
+            sys.stderr.write(f"\r  {states:,} states valued ({now - self.started:.0f} s; Ctrl-C stops)")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
 
 
 SEES_HIDDEN = ("note: the rules may read what some seat does not see ({}), and the analysis sees everything: "
@@ -898,6 +939,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze_.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a game option")
     analyze_.add_argument("--log", metavar="LOG", help="analyse from a state of this game log")
     analyze_.add_argument("--at", type=int, metavar="N", help="with --log: the state after N steps (default: the end)")
+    analyze_.add_argument("--seed", type=int, metavar="N", help="deal the draws and shuffles at the start (a deal "
+                          "of cards before the turn) with this seed (default 0); the rest is analysed")
     analyze_.add_argument("--objective", metavar="gain|success|EXPR", help="what the turn is worth (default: gain)")
     analyze_.add_argument("--exact", action="store_true", help="exact fractions instead of floats")
     analyze_.add_argument("--top", type=int, default=20, metavar="N", help="situations listed per decision in the policy (default 20)")

@@ -202,6 +202,17 @@ def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     assert code == 1 and "error[E" in error
 
 
+def test_a_deal_at_the_start_is_dealt_from_the_seed_and_the_turn_analysed():
+    tables = str(ROOT / "tests" / "language" / "tables.rules")  # it starts by shuffling its deck
+    code, out, _ = run_cli("analyze", tables, "--seed", "3", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["dealt"] == {"steps": 3, "seed": 3} and report["states"] > 1
+    code, out, _ = run_cli("analyze", tables)
+    assert code == 0 and "dealt with seed 0; `--seed N` deals another" in out
+    code, _, error = run_cli("analyze", TWO_ROLLS, "--seed", "3")  # a roll is analysed, never dealt
+    assert code == 2 and "this start has none" in error
+
+
 def test_cli_from_a_log(tmp_path):
     log = tmp_path / "game.jsonl"
     code, _, _ = run_cli("run", TWO_ROLLS, "--seed", "3", "--fast", "--log", str(log), "--seats", "random,random")
