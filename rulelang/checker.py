@@ -241,6 +241,23 @@ def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagno
                              node.options.span, help="check the zone's name, or add `otherwise:`")
 
 
+@check("W412", "player-outside-a-turn")
+def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """`player` is read in the `setup` or `round` section, outside any turn. There it names the
+    player of the latest turn (player 1 before the first turn), not each player in turn: a
+    trick won in the `round` section of a game without turns goes to player 1 every time. For
+    every player, write `for each p in players:` and use `p`; for a player the round picked
+    (the leader of a trick), keep it in a counter (`counter leader: shared = seat(0)`)."""
+    for item in tree.items:
+        if not (isinstance(item, n.Section) and item.kind in ("setup", "round")):
+            continue
+        for node in walk(item.body):
+            if isinstance(node, n.Name) and node.id == "player":
+                yield Diagnostic("W412", f"`player` in the `{item.kind}` section is the player of the latest turn "
+                                 "(player 1 before the first turn), not each player", node.span,
+                                 help="for every player, write `for each p in players:` and use `p`")
+
+
 @check("W411", "stop-can-only-fail")
 def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A choice branch (or `may`) after which the turn can only end in failure: whatever
@@ -503,7 +520,7 @@ def _is_int(value) -> bool:
 
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
-               stop_can_only_fail)
+               stop_can_only_fail, player_outside_a_turn)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
