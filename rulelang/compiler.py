@@ -110,8 +110,9 @@ real game, raise the limit with `--limit expansion=N`.
 """)
 
 
-# Values that are pieces or zones: held by a counter, they would be their ids, read as numbers.
-_HOLDS_IDS = frozenset(("piece", "pieces", "zone", "zones", "zonelist", "subsets"))
+# Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
+# may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
+_HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
 
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
@@ -1322,10 +1323,9 @@ class _Code:
             self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
             raise CompileError
         if value.kind in _HOLDS_IDS:  # the counter would keep ids, read as numbers
-            self.error("E201", f"counter `{target.name}` holds a number, true/false, a label or a player, "
-                       f"not {a_kind(value.kind)}", stmt.value,
-                       help="name a number the piece has, such as `.value`" if value.kind == "piece" else
-                       "count the pieces with `count(...)`, or add their values with `sum(...)`")
+            self.error("E201", f"counter `{target.name}` holds a number, true/false, a label, a player or "
+                       f"pieces, not {a_kind(value.kind)}", stmt.value,
+                       help="count the pieces with `count(...)`, or add their values with `sum(...)`")
             raise CompileError
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")

@@ -174,6 +174,7 @@ die d:
     faces 1 to 6
 zone z: shared pool, public
 counter c: per player = 0
+counter held: per player = none
 setup:
     rule s: create 2 d in z
 turn:
@@ -182,10 +183,11 @@ turn:
         choose:
             "a": c of player += 1
             "b": pass
+        held of player = [c of player, 1]
 end:
     rule e: game ends when turn_number >= 4
 winner:
-    rule w: most [c of player, 1]
+    rule w: most held of player
 """
 
 
