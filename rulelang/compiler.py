@@ -1188,7 +1188,22 @@ class _Code:
         self.emit(m.OP_SHUFFLE, self.compiler.function(zone.code))
 
     def _s_Tally(self, stmt, scope):
-        key = "None" if stmt.key is None else self.code_of(stmt.key, scope).code
+        if stmt.key is None:
+            self.line(f"st.tally({self.compiler.constant(stmt.name)}, None)")
+            return
+        e = self.code_of(stmt.key, scope)
+        key = self.compiler.fresh("k")
+        # pieces and players by what a designer reads (`d6 showing 5`, `player 2`), not by number
+        if e.kind == "piece":
+            self.line(f"{key} = {e.code}")
+            self.line(f"{key} = st.describe_piece({key}) if {key}.__class__ is int else {key}")
+        elif e.kind in ("pieces", "zone", "zones"):
+            self.line(f"{key} = st.describe_group(list({self.compiler.as_list(e)}))")
+        elif e.kind == "player":
+            self.line(f"{key} = {e.code}")
+            self.line(f"{key} = 'player ' + str({key} + 1) if {key}.__class__ is int else {key}")
+        else:
+            self.line(f"{key} = {e.code}")
         self.line(f"st.tally({self.compiler.constant(stmt.name)}, {key})")
 
     def _s_Move(self, stmt, scope):

@@ -234,3 +234,13 @@ def test_two_open_branches_with_one_label_are_a_fault(tmp_path):
         rulelang.load(path).new_initial_state(2)
     assert caught.value.diagnostic.code == "R503"
     assert "`choose` has two open branches labelled alike: bank, bank" in caught.value.diagnostic.message
+
+
+def test_tally_keys_name_pieces_and_players(tmp_path):
+    body = ('die d6:\n    faces 1 to 6\n\nzone cup: shared pool, public\n\nsetup:\n    rule s: create 2 d6 in cup\n\n'
+            'turn:\n    rule r:\n        roll cup\n        tally high by highest(cup)\n        tally both by cup\n'
+            '        tally who by player\n        end game\n\nwinner:\n    rule w: most 0\n')
+    state = rulelang.load(_game(tmp_path, body)).new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([5, 2]))
+    assert state.tallies == {("high", "d6 showing 5"): 1, ("both", "d6 showing 2 + d6 showing 5"): 1,
+                             ("who", "player 1"): 1}
