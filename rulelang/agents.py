@@ -79,12 +79,18 @@ def _number(value) -> float | None:
 
 def evaluate(state: State, seat: int) -> float:
     """How good a state looks for a seat: 100 x its share of a finished game, plus the lead of
-    its first winner criterion over the best other player's (negated for `least`). A criterion
-    whose values are not numbers (none, a list) adds no lead."""
+    its first winner criterion over the best other player's (negated for `least`); alone in
+    the game, the criterion's value itself (a solo game is always won: the score is what
+    counts). A criterion whose values are not numbers (none, a list) adds no lead."""
     value = 0.0
     if state.is_terminal():
         value += 100.0 * state.returns()[seat]
-    if state.game.criteria and state.n > 1:
+    if state.game.criteria and state.n == 1:
+        direction = 1 if state.game.criteria[0].kind == "most" else -1
+        mine = _number(state.scores()[0][0])
+        if mine is not None:
+            value += direction * mine
+    elif state.game.criteria:
         direction = 1 if state.game.criteria[0].kind == "most" else -1
         table = [_number(row[0]) for row in state.scores()]
         others = [v for p, v in enumerate(table) if p != seat and v is not None]

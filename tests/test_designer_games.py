@@ -244,3 +244,18 @@ def test_tally_keys_name_pieces_and_players(tmp_path):
     state.apply_action(state.outcome_from_labels([5, 2]))
     assert state.tallies == {("high", "d6 showing 5"): 1, ("both", "d6 showing 2 + d6 showing 5"): 1,
                              ("who", "player 1"): 1}
+
+
+def test_alone_in_a_game_a_bot_counts_its_score(tmp_path):
+    """A solo game is always won: mc and solver weigh the winner criterion's value itself."""
+    from rulelang.agents import evaluate
+    path = tmp_path / "solo.rules"
+    path.write_text('game "Solo":\n    players 1 to 1\n\ncounter points: per player = 0\n\nturn:\n'
+                    '    rule give:\n        choose n from [1, 5] as "take"\n        points of player += n\n\n'
+                    'end:\n    rule two: game ends when turn_number >= 2\n\nwinner:\n    rule w: most points of player\n',
+                    encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(1)
+    low, high = state.clone(), state.clone()
+    low.apply_action(0)
+    high.apply_action(1)
+    assert evaluate(high, 0) - evaluate(low, 0) == 4
