@@ -571,10 +571,11 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         else:
             if mover != CHANCE:  # rolls and draws in a row are shown together: a deal reads as one
                 show_trace(shown, common)
-            if not humans and mover != CHANCE and board_turn != state.turn_number:
+            # the board once a turn (once a round in a game without turns)
+            if not humans and mover != CHANCE and board_turn != (state.turn_number, state.round_number):
                 terminal.say()
                 show_board(common)
-                board_turn = state.turn_number
+                board_turn = (state.turn_number, state.round_number)
             if mover != CHANCE and terminal.pause:
                 time.sleep(terminal.pause)
             action = gamelog.seeded_action(state, seed, None if mover == CHANCE else seats[mover], agents,
