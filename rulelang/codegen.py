@@ -1260,8 +1260,11 @@ class ExpressionCompiler:
         if literal is not key:
             if literal.__class__ is not bool and literal in counter.keys:
                 return str(counter.keys.index(literal))
+            # a bare name that is no key may be a misspelt key or a variable that is not in scope
+            close = did_you_mean(key.id, [str(k) for k in counter.keys] + self._known_names(scope)) \
+                if isinstance(key, n.Name) else None
             self.error("E203", f"`{counter.name}` has no key `{shown(literal)}`", key,
-                       help=f"its keys are {keys_text(counter.keys)}")
+                       help=f"{close + ' ' if close else ''}its keys are {keys_text(counter.keys)}")
             raise CompileError
         value = self.code(key, scope, slots)
         positions = self.constant({k: i for i, k in enumerate(counter.keys)})
