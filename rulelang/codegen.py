@@ -1362,6 +1362,8 @@ class ExpressionCompiler:
             return Expr(f"(not {items})" if op == "is" else f"bool({items})", "bool", True)
         left = self._comparand(node.left, node.right, scope, slots)
         right = self._comparand(node.right, node.left, scope, slots)
+        if op in ("==", "is", "!=", "is not"):
+            self._never_equal(node, scope, left, right)
         a, b = left.code, right.code
         if "none" in (left.kind, right.kind):
             pass  # `x is none` asks whether there is a value at all, whatever its type
@@ -1381,6 +1383,54 @@ class ExpressionCompiler:
             return Expr(f"({a} {op} {b})", "bool", True)
         helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
         return Expr(f"{helper}({a}, {b})", "bool", True)
+
+    def _never_equal(self, node, scope, left: Expr, right: Expr) -> None:
+        """W413 where `==` (or `!=`) compares with a string it can never equal: a number, a
+        player or true/false, or an attribute that no piece has with that text (`suit ==
+        "heart"` where the suits are `hearts`, ...)."""
+        for literal, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
+            if not (isinstance(literal, n.Literal) and literal.value.__class__ is str):
+                continue
+            text = literal.value
+            if other.kind in ("int", "bool", "player"):
+                self.error("W413", f"this compares {a_kind(other.kind)} with the string \"{text}\": they are never "
+                           "equal", node, help=f"did you mean a name, without quotes: `{text}`?"
+                           if text.isidentifier() else None)
+                return
+            attribute = other_node.name if isinstance(other_node, n.Attribute) else \
+                other_node.id if isinstance(other_node, n.Name) and scope.element is not None \
+                and scope.lookup(other_node.id) is None else None
+            if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind"):
+                continue
+            texts = self._texts_of(attribute)
+            if texts and text not in texts:
+                close = did_you_mean(text, texts)
+                self.error("W413", f"no piece has `{attribute}` \"{text}\": this is never equal", literal,
+                           help=close or f"its values are {', '.join(sorted(texts)[:12])}")
+            return
+        for side, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
+            attribute = side.name if isinstance(side, n.Attribute) else side.id if isinstance(side, n.Name) \
+                and scope.element is not None and scope.lookup(side.id) is None else None
+            if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind") \
+                    or other.kind not in ("int", "bool") or not self._texts_of(attribute):
+                continue
+            named = f" `{other_node.id}`" if isinstance(other_node, n.Name) else ""
+            self.error("W413", f"`{attribute}` is a text, and{named} {a_kind(other.kind)} is never equal to it", node,
+                       help=f'to compare with the text, write it in quotes: `"{other_node.id}"`'
+                       if isinstance(other_node, n.Name) else None)
+            return
+
+    def _texts_of(self, attribute: str) -> set[str]:
+        """The texts an attribute takes: a face label (`face`) or a column of the pieces."""
+        kinds = getattr(self, "kind_defs", None) or {}
+        if attribute == "face":  # (with numbers among the faces, a number may equal a face)
+            labels = {label for _, kind in kinds.values() for label in kind.face_labels}
+            return set() if any(label.__class__ is not str for label in labels) else labels
+        column = self.attributes.index(attribute)
+        values = {row[column] for _, kind in kinds.values() for row in kind.pieces if column < len(row)}
+        if not values or any(v.__class__ is not str for v in values if v is not None):
+            return set()  # numbers, or none at all: only an attribute of texts is checked
+        return {v for v in values if v is not None}
 
     def _comparand(self, node, other, scope, slots) -> Expr:
         # `kind == red_die` compares with the kind's name, not with its pieces.

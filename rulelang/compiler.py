@@ -72,6 +72,12 @@ changed at a key it does not have: `climbed[13] of player`. The help line lists 
 worked out while playing (`climbed[c] of player`) is checked when it is used: a fault (R503)
 naming the rule.
 """)
+register("W413", "never-equal", """
+`==` (or `!=`) compares with a string that the other side can never equal: a number, a player
+or true/false (`turn_points == "0"`), or an attribute that no piece has with that text (`suit ==
+"heart"` where the suits are `hearts`, `clubs` and `spades`). The comparison is always false
+(`!=` always true). Check the spelling, or compare with the value itself, without quotes.
+""")
 register("E301", "misplaced-statement", """
 A statement stands where it has no meaning: `break` outside a loop, `game ends` outside the
 `end` section, `most`/`least` outside the `winner` section, `end turn` in the set-up, or
@@ -624,6 +630,8 @@ class Compiler(ExpressionCompiler):
                 fn, kind = self.expr(c.initial, scope, slots)
                 if not c.keys and kind in ("player", "none"):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
+                elif kind in ("str", "label"):
+                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
                     if kind == "player":
                         self.seat_counters.add(c.name)
             except CompileError:

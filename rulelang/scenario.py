@@ -325,6 +325,14 @@ def _parts(text: str) -> list[str]:
     return sorted(part.strip() for part in text.split(" + "))
 
 
+def _first_of_each_text(texts: list[str], found: list[int]) -> list[int]:
+    """The first of the matched actions that read alike: options that only identical pieces tell
+    apart (two cards of a `count`, two table rows of one name) are one option to a scenario, as
+    naming one of them in a draw draws any of them."""
+    seen: set[str] = set()
+    return [i for i in found if not (texts[i] in seen or seen.add(texts[i]))]
+
+
 def match_actions(texts: list[str], pattern: str) -> list[int]:
     """Indices of the action texts that match a pattern, best level first: the whole text (or
     the text after `PROMPT: `), else its end, else anywhere in it; the last two in whole
@@ -547,7 +555,7 @@ class _Runner:
                 self.fail(f"there is no action {step.arg}")
             self.act(index)
             return
-        found = match_actions(texts, step.arg)
+        found = _first_of_each_text(texts, match_actions(texts, step.arg))
         if not found:
             self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
         if len(found) > 1:
@@ -559,13 +567,14 @@ class _Runner:
         patterns = [p.strip() for p in step.arg.split("|") if p.strip()]
         used: dict[int, str] = {}
         for pattern in patterns:
-            found = match_actions(texts, pattern)
+            found = _first_of_each_text(texts, match_actions(texts, pattern))
             if len(found) != 1:
                 self.fail(f"`{pattern}` should match exactly one legal action, but it matches {len(found)}")
             if found[0] in used:
                 self.fail(f"`{pattern}` and `{used[found[0]]}` match the same legal action `{texts[found[0]]}`")
             used[found[0]] = pattern
-        extra = [texts[i] for i in range(len(texts)) if i not in used]
+        named = {texts[i] for i in used}  # identical options (alike pieces) are one option to a scenario
+        extra = list(dict.fromkeys(text for text in texts if text not in named))
         if extra:
             self.fail("more legal actions than expected: " + ", ".join(f"`{t}`" for t in extra))
 
