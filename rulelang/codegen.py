@@ -1414,8 +1414,9 @@ class ExpressionCompiler:
             if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind") \
                     or other.kind not in ("int", "bool") or not self._texts_of(attribute):
                 continue
-            named = f" `{other_node.id}`" if isinstance(other_node, n.Name) else ""
-            self.error("W413", f"`{attribute}` is a text, and{named} {a_kind(other.kind)} is never equal to it", node,
+            named = f"`{other_node.id}`" if isinstance(other_node, n.Name) else "the other side"
+            self.error("W413", f"`{attribute}` is a text and {named} is {a_kind(other.kind)}: they are never "
+                       "equal", node,
                        help=f'to compare with the text, write it in quotes: `"{other_node.id}"`'
                        if isinstance(other_node, n.Name) else None)
             return
