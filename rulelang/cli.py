@@ -794,7 +794,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         header = (f"{printable(games[1].name)} against {printable(games[0].name)}: {args.games} games each, "
                   f"{len(bots)} players ({', '.join(bots)}), seeds {seed}..{seed + args.games - 1}")
         print(lab.format_compare(result, paths[0], paths[1], header))
-    return EXIT_OK
+    faulted = False
+    for side, path, part in (("base", paths[0], played[0]), ("variant", paths[1], played[1])):
+        for seed_of_game, diagnostic in part.simulation.faults[:3]:  # the rules' faults: named, exit 1
+            faulted = True
+            where = f" ({diagnostic.span.where()})" if diagnostic.span is not None else ""
+            err(printable(f"fault in the {side} ({path}) game with seed {seed_of_game}: {diagnostic.code} "
+                          f"{diagnostic.message}{where}"))
+    return EXIT_ERRORS if faulted else EXIT_OK
 
 
 # ---------------------------------------------------------------------- diff

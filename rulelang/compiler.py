@@ -630,10 +630,10 @@ class Compiler(ExpressionCompiler):
                 fn, kind = self.expr(c.initial, scope, slots)
                 if not c.keys and kind in ("player", "none"):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
-                elif kind in ("str", "label"):
-                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
                     if kind == "player":
                         self.seat_counters.add(c.name)
+                elif kind in ("str", "label"):
+                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
@@ -1306,6 +1306,11 @@ class _Code:
             else:
                 self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")
             return
+        if target.name in self.compiler.options and target.name not in self.compiler.counters:
+            self.error("E201", f"`{target.name}` is an option: it is set before the game starts and never "
+                       "changes", target, help=f"to change a value while playing, declare a counter: "
+                       f"`counter {target.name}_now: shared = {target.name}`")
+            raise CompileError
         if target.name not in self.compiler.counters:
             self.error("E101", f"`{target.name}` is neither a variable nor a counter", target,
                        help=self.compiler.suggest(target.name, scope.all_names() + list(self.compiler.counters))

@@ -125,12 +125,14 @@ class RulesTree:
         self.rules: dict[str, n.Rule] = {}
         self.defines: dict[str, n.DefineDecl] = {}
         self.counters: dict[str, n.CounterDecl] = {}  # for their initial values as written
+        self.procedures: dict[str, n.ProcedureDecl] = {}
         self.parameters: dict[str, tuple[str, ...]] = {}  # a procedure's name -> its parameters
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
             self.defines = {item.name: item for item in merged.items if isinstance(item, n.DefineDecl)}
             self.counters = {item.name: item for item in merged.items if isinstance(item, n.CounterDecl)}
             self.parameters = {item.name: item.params for item in merged.items if isinstance(item, n.ProcedureDecl)}
+            self.procedures = {item.name: item for item in merged.items if isinstance(item, n.ProcedureDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
             for item in merged.items:
@@ -267,13 +269,20 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
     defines = tree.defines if tree is not None else {}
     if topic in defines:
         return _declared(f"define `{topic}`", defines[topic].span)
+    procedures = tree.procedures if tree is not None else {}
+    if topic in procedures:
+        params = tree.parameters.get(topic) or ()
+        return _declared(f"procedure `{topic}`{'(' + ', '.join(params) + ')' if params else ''}: run by `do "
+                         f"{topic}{'(...)' if params else ''}`", procedures[topic].span)
     for shown_value in game.shown:
         if shown_value.name == topic:
             return _declared(f"show `{topic}`{' per player' if shown_value.per_player else ''}: a value on the "
                              "board", shown_value.span)
     names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
-        [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown]
-    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter, define or show "
+        [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown] \
+        + list(procedures)
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter, define, show or "
+                       "procedure "
                        f"`{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 
@@ -300,7 +309,7 @@ def source_text(node) -> str:
     span = getattr(node, "span", None)
     if span is None:
         return "..."
-    return " ".join(printable(span.source.text[span.start:span.end]).split())
+    return printable(" ".join(span.source.text[span.start:span.end].split()))
 
 
 def counter_summary(counter, tree: RulesTree | None = None) -> str:
@@ -344,6 +353,12 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
         for name, define in tree.defines.items():
             params = f"({', '.join(define.params)})" if define.params is not None else ""
             lines.append(f"  {name}{params} = {source_text(define.value)}")
+    if tree is not None and tree.procedures:
+        lines.append("\nprocedures:")
+        for name, decl in tree.procedures.items():
+            params = f"({', '.join(decl.params)})" if decl.params else ""
+            lines.append(f"  {name}{params}  {decl.span.path}:{decl.span.line}" if decl.span is not None else
+                         f"  {name}{params}")
     if game.shown:
         lines.append("\nshown on the board:")
         lines.extend(f"  {s.name}{' per player' if s.per_player else ''}  "

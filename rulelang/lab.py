@@ -53,6 +53,8 @@ def balance(results: list[GameResult], players: int) -> dict:
     report = {}
     if players > 1:  # alone, a player is always first and always leads: nothing to measure
         report["first_player_advantage"] = _entry(first - 1 / players, (low - 1 / players, high - 1 / players))
+        # seat 1 played by another bot than some other seat: the figure holds the bots' strength too
+        report["first_player_advantage"]["bots_differ"] = any(len(set(r.bots)) > 1 for r in done)
         report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done]))
     report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
@@ -84,8 +86,10 @@ def format_balance(b: dict, players: int) -> list[str]:
 
     lines = ["", "balance (95% confidence intervals):"]
     if "first_player_advantage" in b:
+        differ = "; the seats' bots differ, so this mixes seat and bot" if b["first_player_advantage"].get(
+            "bots_differ") else ""
         lines += [f"  first-player advantage  {ci(b['first_player_advantage'], True)}  "
-                  f"(seat 1's win share minus 1/{players})",
+                  f"(seat 1's win share minus 1/{players}{differ})",
                   f"  lead changes per game   {ci(b['lead_changes'])}"]
     lines.append(f"  turns per game          {ci(b['turns'])}")
     for rule, entry in b["endings"].items():

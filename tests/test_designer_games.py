@@ -281,3 +281,30 @@ def test_games_written_by_designers_new_to_rulelang_lint_clean_and_play_to_the_e
                 state.apply_action(rng.choice(state.legal_actions()))
         assert state.check_invariants() == []
         assert sum(state.returns()) == pytest.approx(1.0) or state.winners == []
+
+
+def test_an_option_cannot_be_set_while_playing(tmp_path):
+    path = _load(tmp_path, 'option target = 3:\n    "Points to win."', "        target = 4\n")
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(path)
+    d = caught.value.diagnostics[0]
+    assert d.code == "E201" and d.message.startswith("`target` is an option") and "counter target_now" in d.help
+
+
+def test_compare_names_the_faulted_games_and_exits_1(tmp_path, capsys):
+    from rulelang import cli
+    base = _load(tmp_path, "", "        points of player += 1\n")
+    variant = tmp_path / "variant.rules"
+    variant.write_text(base.read_text(encoding="utf-8").replace("points of player += 1", "points of player += 1 / 0"),
+                       encoding="utf-8")
+    assert cli.main(["compare", str(base), str(variant), "--games", "3", "--seed", "5"]) == 1
+    err = capsys.readouterr().err
+    assert "fault in the variant" in err and "game with seed 5: R503" in err
+
+
+def test_explain_lists_and_shows_procedures(capsys):
+    from rulelang import cli
+    assert cli.main(["explain", str(ROOT / "games" / "pickomino.rules")]) == 0
+    assert "\nprocedures:\n  fail_turn  " in capsys.readouterr().out
+    assert cli.main(["explain", "fail_turn", "--file", str(ROOT / "games" / "pickomino.rules")]) == 0
+    assert "procedure `fail_turn`: run by `do fail_turn`" in capsys.readouterr().out
