@@ -837,8 +837,14 @@ class ExpressionCompiler:
             return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
         return self.as_list(e)
 
-    def collection_code(self, node, scope, slots) -> tuple[str, str]:
+    def collection_code(self, node, scope, slots, what: str | None = None) -> tuple[str, str]:
+        """Source of the items of a collection, and their collection type; with ``what`` (the
+        statement, for the message), a number, a string or true/false there is E201."""
         e = self.code(node, scope, slots)
+        if what is not None and e.kind in ("int", "str", "bool"):
+            self.error("E201", f"{what} needs a collection, not {a_kind(e.kind)}", node,
+                       help="the numbers from A to B are `range(A, B)`" if e.kind == "int" else None)
+            raise CompileError
         return self.as_list(e), collection_type(e.kind)
 
     def alike_attribute(self, cond: n.Node, var: str, depth: int = 0) -> str | None:
@@ -1494,6 +1500,18 @@ class ExpressionCompiler:
             parts.append(f"_shown({e.code})" if way is None else f"_named_by({way}, {e.code})")
         return Expr(f"_text({', '.join(parts)})", "str", True)
 
+    def text_or(self, kind: str, node, scope) -> str:
+        """``kind``, or "str" where it is "any" and ``node`` reads an attribute that every piece
+        has as a text (a table's `name` column): so that `sum(hand, name)` is found out."""
+        if kind != "any":
+            return kind
+        attribute = node.name if isinstance(node, n.Attribute) else node.id if isinstance(node, n.Name) \
+            and scope.element is not None and scope.lookup(node.id) is None else None
+        if attribute is not None and attribute in self.attributes and attribute not in ("value", "number", "kind") \
+                and self._texts_of(attribute):
+            return "str"
+        return kind
+
     def _need_ranking_value(self, name: str, kind: str, node) -> None:
         """E201 where what `sum`, `max`, `highest` and the like work out for each item can never
         be ranked: a zone or a piece would be read as its id; `sum`, `max` and `min` skip what
@@ -1623,7 +1641,7 @@ class ExpressionCompiler:
             finally:
                 self.bound.pop()
             if name in ("sum", "max", "min", "highest", "lowest", "sorted"):
-                self._need_ranking_value(name, per_expr.kind, args[1])
+                self._need_ranking_value(name, self.text_or(per_expr.kind, args[1], inner), args[1])
         elif element == "piece":
             if name in ("highest", "lowest", "sorted", "pairs"):
                 # Pieces rank by their number; dice (no number) by the value they show.

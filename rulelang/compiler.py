@@ -693,6 +693,7 @@ class Compiler(ExpressionCompiler):
                         checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, ranked = self.expr(inner.value, Scope(), slots)
+                        ranked = self.text_or(ranked, inner.value, Scope())
                         if ranked in COLLECTIONS or ranked in ("piece", "str"):
                             self.error("E201", f"`{inner.direction}` ranks the players by a number, not "
                                        f"{a_kind(ranked)}", inner.value,
@@ -1584,7 +1585,7 @@ class _Code:
         self._loop(stmt.body, scope, lambda end: first + [f"if not ({cond}): return {end}"])
 
     def _s_ForEach(self, stmt, scope):
-        items, kind = self.compiler.collection_code(stmt.items, scope, self.slots)
+        items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
         pending = self.slots.new("(for items)")
         var = self.slots.new(stmt.var)
         if self._python(stmt):
@@ -1620,7 +1621,12 @@ class _Code:
         ``as_filter``, ``f(st, fr, options)`` giving the options it keeps, the parts of the
         condition that do not depend on the option worked out once (as in a `where` filter);
         else ``f(st, fr)`` testing the option in VAR's slot."""
-        options, kind = self.compiler.collection_code(part.options, scope, self.slots)
+        try:
+            options, kind = self.compiler.collection_code(part.options, scope, self.slots, "`choose ... from`")
+        except CompileError:  # the name is still declared: no second error where it is used
+            if part.var not in scope.names:
+                scope.names[part.var] = (f"fr[{self.slots.new(part.var)}]", "any")
+            raise
         element = SINGLE_FOR.get(kind, "any")
         local = scope.names.get(part.var)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
