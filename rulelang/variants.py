@@ -183,6 +183,9 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
             if old is not None:
                 if isinstance(item, n.OptionDecl) and not item.doc:
                     item = attrs.evolve(item, doc=old.doc)
+                if isinstance(item, n.OptionDecl) and item.bounds is None and old.bounds is not None \
+                        and type(item.default) is int and old.bounds[0] <= item.default <= old.bounds[1]:
+                    item = attrs.evolve(item, bounds=old.bounds)  # a new default keeps the base's range
                 items[items.index(old)] = item
                 continue
         items.append(item)

@@ -308,3 +308,17 @@ def test_explain_lists_and_shows_procedures(capsys):
     assert "\nprocedures:\n  fail_turn  " in capsys.readouterr().out
     assert cli.main(["explain", "fail_turn", "--file", str(ROOT / "games" / "pickomino.rules")]) == 0
     assert "procedure `fail_turn`: run by `do fail_turn`" in capsys.readouterr().out
+
+
+def test_a_variant_that_gives_an_option_a_new_default_keeps_its_range(tmp_path):
+    (tmp_path / "base.rules").write_text(
+        'game "Base":\n    players 2 to 2\n\noption rounds = 5 in 1 to 50:\n    "Rounds to play."\n\n'
+        'counter points: per player = 0\n\nturn:\n    rule give: points of player += 1\n\n'
+        'end:\n    rule enough: game ends after a round when round_number >= rounds\n\n'
+        'winner:\n    rule w: most points of player\n', encoding="utf-8")
+    variant = tmp_path / "variant.rules"
+    variant.write_text('extends "base.rules"\n\noption rounds = 12\n', encoding="utf-8")
+    assert rulelang.load(variant).new_initial_state(2) is not None
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(variant, rounds=100)
+    assert caught.value.diagnostics[0].code == "E110"
