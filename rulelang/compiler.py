@@ -147,6 +147,7 @@ class Compiler(ExpressionCompiler):
         self.once_scopes: list[str] = []
         self.rules: list[m.RuleDef] = []
         self.rule_names: dict[str, int] = {}
+        self.rule_spans: dict[str, Any] = {}  # the first rule of each name: where it is written
         self.face_labels: dict[Any, str] = {}
         self.key_labels: set[str] = set()  # the labels among counters' keys
         # A counter reads as a number, unless it starts as a player (`= seat(0)`) or as `none`
@@ -318,14 +319,29 @@ class Compiler(ExpressionCompiler):
         if name not in self.attributes:
             self.attributes.append(name)
 
+    def _written_later(self, one, other) -> bool:
+        """Whether span ``one`` was written after ``other``: in the variant rather than its base,
+        or further down one file."""
+        if one.path != other.path:
+            return one.path == self.tree.path
+        return one.start > other.start
+
+    def _in_a_base(self, span) -> bool:
+        return span is not None and span.path != self.tree.path
+
     def _new_rule(self, name: str, node: n.Node, doc: str = "") -> int:
         if name in self.rule_names:
             first = self.rules[self.rule_names[name]]
+            second, other = node.span, self.rule_spans.get(name)
+            if second is not None and other is not None and self._written_later(other, second):
+                second, other = other, second  # (a variant's `add rule` may be placed before a rule)
             self.diagnostics.append(Diagnostic(
-                "E102", f"a second rule named `{name}`", node.span,
-                notes=(f"first rule `{name}` is at {first.where()}",),
-                help="give each rule its own name"))
+                "E102", f"a second rule named `{name}`", second,
+                notes=(f"first rule `{name}` is at {other.where() if other is not None else first.where()}",),
+                help="give each rule its own name" + (f"; in a variant, write `replace rule {name}:` to change "
+                                                      "the base's" if self._in_a_base(other) else "")))
         span = node.span
+        self.rule_spans.setdefault(name, span)
         self.rules.append(m.RuleDef(name, span.path if span else "<unknown>", span.line if span else 0, doc))
         self.rule_names.setdefault(name, len(self.rules) - 1)
         return len(self.rules) - 1
