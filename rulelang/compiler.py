@@ -337,7 +337,7 @@ class Compiler(ExpressionCompiler):
                 second, other = other, second  # (a variant's `add rule` may be placed before a rule)
             self.diagnostics.append(Diagnostic(
                 "E102", f"a second rule named `{name}`", second,
-                notes=(f"first rule `{name}` is at {other.where() if other is not None else first.where()}",),
+                notes=(f"first rule `{name}` is at {f'{other.path}:{other.line}' if other is not None else first.where()}",),
                 help="give each rule its own name" + (f"; in a variant, write `replace rule {name}:` to change "
                                                       "the base's" if self._in_a_base(other) else "")))
         span = node.span
