@@ -131,7 +131,7 @@ def shown(value) -> str:
         return "true" if value else "false"
     if value.__class__ is tuple:
         return "(" + ", ".join(map(shown, value)) + ")"
-    if value.__class__ is list and any(v.__class__ is tuple for v in value):
+    if value.__class__ is list:
         return "[" + ", ".join(map(shown, value)) + "]"
     return str(value)
 

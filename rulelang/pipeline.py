@@ -98,7 +98,7 @@ def coerce_options(tree: n.RulesFile, given: dict[str, Any],
                                            f"{digits}", declared[name].span))
                 continue
         except ValueError:
-            problems.append(Diagnostic("E108", f"option `{name}` takes {type(default).__name__} values, "
+            problems.append(Diagnostic("E108", f"option `{name}` takes {_value_word(default)}, "
                                        f"not `{printable(str(raw))}`", declared[name].span))
             continue
         bounds = declared[name].bounds
@@ -107,6 +107,13 @@ def coerce_options(tree: n.RulesFile, given: dict[str, Any],
                                        f"not {values.pop(name)}", declared[name].span,
                                        help=f"give `{name}` a value from {bounds[0]} to {bounds[1]}"))
     return values, problems
+
+
+def _value_word(default: Any) -> str:
+    """What an option takes, in words: its default's type."""
+    if isinstance(default, bool):
+        return "true or false"
+    return "whole numbers" if isinstance(default, int) else "words" if isinstance(default, str) else "values"
 
 
 def _range_problems(decl: n.OptionDecl) -> list[Diagnostic]:
