@@ -258,6 +258,52 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
                                  help="for every player, write `for each p in players:` and use `p`")
 
 
+@check("W414", "endless-loop")
+def endless_loop(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A `repeat:` (or a `while` whose condition nothing in it can change: `while true:`, or a
+    body that changes nothing) with no way out: no `break` of its own, no `end turn`, no `end
+    game`, no `do` of a procedure (which may end the turn) and no turns inside it. It runs until
+    the game stops with fault R502 or R510. Add a `break` where the loop should stop, often in
+    a branch of a choice (`"stop": break`)."""
+    if any(isinstance(node, (n.EndTurn, n.EndGame)) for item in tree.items
+           if isinstance(item, n.Rule) for node in walk(item)):
+        return  # a triggered rule may end the turn from inside any loop
+    for node in walk(tree.items):
+        endless = isinstance(node, n.Repeat) or (isinstance(node, n.While) and (
+            (isinstance(node.cond, n.Literal) and node.cond.value is True)
+            or not any(isinstance(inner, _CHANGES) for inner in walk(node.body))))  # nothing can change its condition
+        if endless and not _leaves(node.body):
+            yield Diagnostic("W414", "this loop never ends: nothing in it breaks out, ends the turn or ends the game",
+                             node.span, help="add `break` where it should stop, for instance in a choice: "
+                             '`"stop": break`')
+
+
+# Statements that change the state, and with it what a `while` condition may read.
+_CHANGES = (n.Roll, n.Draw, n.Shuffle, n.Move, n.Create, n.Let, n.Assign, n.Do, n.TakeTurns, n.Eliminate,
+            n.Choose, n.ChooseBranch, n.May)
+
+
+def _leaves(body) -> bool:
+    """Whether a loop's ``body`` holds a way out of it."""
+    for stmt in body if isinstance(body, tuple) else (body,):
+        if isinstance(stmt, tuple):  # (an `if`'s condition and block, and the like)
+            if _leaves(stmt):
+                return True
+            continue
+        if isinstance(stmt, (n.Repeat, n.While, n.ForEach)):
+            # an inner loop's `break` leaves the inner loop only
+            if any(isinstance(node, (n.EndTurn, n.EndGame, n.Do, n.TakeTurns)) for node in walk(stmt)):
+                return True
+            continue
+        if isinstance(stmt, (n.Break, n.EndTurn, n.EndGame, n.Do, n.TakeTurns)):
+            return True
+        if isinstance(stmt, n.Node) and any(_leaves(getattr(stmt, field.name)) for field in attrs.fields(type(stmt))
+                                            if field.name != "span" and isinstance(getattr(stmt, field.name),
+                                                                                    (tuple, n.Node))):
+            return True
+    return False
+
+
 @check("W411", "stop-can-only-fail")
 def stop_can_only_fail(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A choice branch (or `may`) after which the turn can only end in failure: whatever
@@ -520,7 +566,7 @@ def _is_int(value) -> bool:
 
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
-               stop_can_only_fail, player_outside_a_turn)
+               stop_can_only_fail, player_outside_a_turn, endless_loop)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
