@@ -39,11 +39,11 @@ import attrs
 
 from . import model as m
 from . import nodes as n
-from .diagnostics import RuntimeFault, render_full
+from .diagnostics import RuntimeFault, did_you_mean, render_full
 from .parser import parse
 from .pipeline import coerce_options, parse_file
 from .runtime import CHANCE, TERMINAL, State
-from .source import Source
+from .source import Source, Span
 from .variants import resolve
 
 HEADERS = ("game", "players", "option", "seed", "xfail")
@@ -287,9 +287,12 @@ def compile_scenario(scenario: Scenario) -> CompiledScenario:
     conditions += [(line, text, "expect") for line, text in scenario.expects]
     for line, text, kind in conditions:
         lines[line - 1] = f"invariant scenario_{kind}_{line}: {text}"
-    extra, syntax = parse(Source(scenario.path, "\n".join(lines) + "\n"))
+    written = Source(scenario.path, "\n".join(lines) + "\n")
+    extra, syntax = parse(written)
+    shown = _AsWritten(written, Source(scenario.path, "\n".join(scenario.lines) + "\n"),
+                       {line: text for line, text, _ in conditions})
     if extra is None:
-        raise ScenarioError(scenario.path, None, "\n".join(render_full(d) for d in syntax))
+        raise ScenarioError(scenario.path, None, "\n".join(render_full(shown(d)) for d in syntax))
 
     items = list(tree.items)
     for item in extra.items:
@@ -307,7 +310,7 @@ def compile_scenario(scenario: Scenario) -> CompiledScenario:
     errors = [d for d in diagnostics if d.is_error]
     if game is None or errors:
         raise ScenarioError(scenario.path, None, "the scenario does not compile with the game:\n"
-                            + "\n".join(render_full(d) for d in errors))
+                            + "\n".join(render_full(shown(d)) for d in errors))
     own, checks = [], {}
     for check in game.invariants:
         name = game.rules[check.rule].name
@@ -316,6 +319,27 @@ def compile_scenario(scenario: Scenario) -> CompiledScenario:
         else:
             own.append(check)
     return CompiledScenario(attrs.evolve(game, invariants=tuple(own)), checks)
+
+
+class _AsWritten:
+    """A diagnostic of the rules text made from a scenario's lines, pointed back at the
+    scenario as written: a condition is compiled as `invariant NAME: TEXT` on its own line,
+    so its columns move by the difference of where TEXT starts in the two lines."""
+
+    def __init__(self, made: Source, scenario: Source, conditions: dict[int, str]):
+        self.made, self.scenario, self.conditions = made, scenario, conditions
+
+    def __call__(self, diagnostic):
+        span = diagnostic.span
+        if span is None or span.source is not self.made:
+            return diagnostic
+        line, column = span.line, span.source.line_col(span.start)[1]
+        text = self.conditions.get(line)
+        if text is not None:  # where the text starts, in the scenario's line and in the made one
+            column += self.scenario.line_text(line).find(text) - self.made.line_text(line).find(text)
+        start = self.scenario.offset(line, column)
+        end = min(start + (span.end - span.start), len(self.scenario.text))
+        return attrs.evolve(diagnostic, span=Span(self.scenario, start, end))
 
 
 # ---------------------------------------------------------------------- matching actions
@@ -497,7 +521,10 @@ class _Runner:
             self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending")
         found = [p for p in state.legal_actions() if state.describe_piece(p) == name]
         if not found:
-            hint = " (a name with a comma goes in double quotes)" if has_comma else ""
+            names = {state.describe_piece(p) for p in state.legal_actions()}
+            close = did_you_mean(name, names)
+            hint = f"; {close}" if close else " (a name with a comma goes in double quotes)" \
+                if has_comma and any("," in other for other in names) else ""
             self.fail(f"no piece `{name}` to draw{which}{hint}")
         self.act(found[0])  # pieces with one name are alike: any of them is the same draw
 

@@ -46,6 +46,11 @@ class Source:
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return line + 1, offset - self._line_starts[line] + 1
 
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of a 1-based line and column (within the text)."""
+        line = max(1, min(line, len(self._line_starts)))
+        return min(self._line_starts[line - 1] + max(0, column - 1), len(self.text))
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""
         if not 1 <= line <= len(self._line_starts):

@@ -322,3 +322,16 @@ def test_a_variant_that_gives_an_option_a_new_default_keeps_its_range(tmp_path):
     with pytest.raises(rulelang.RulesError) as caught:
         rulelang.load(variant, rounds=100)
     assert caught.value.diagnostics[0].code == "E110"
+
+
+def test_a_scenario_error_points_at_the_scenario_as_written(tmp_path, capsys):
+    from rulelang import cli
+    _load(tmp_path, "", "        points of player += 1\n")
+    scenario = tmp_path / "bad.scenario"
+    scenario.write_text("# a misspelt counter in a check\ngame: g.rules\nplayers: 2\nsteps:\n"
+                        "    check pionts of seat(0) == 1\n", encoding="utf-8")
+    assert cli.main(["test", str(scenario)]) == 1
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "bad.scenario:5:11" in text and "5 |     check pionts of seat(0) == 1" in text
+    assert "did you mean `points`?" in text and "invariant scenario_check" not in text
