@@ -38,6 +38,7 @@ class GameResult:
     ended_by: str
     lead_changes: int
     fault: tuple[str, str] | None = None  # code and message
+    rounds: int = 0  # (a game without turns plays rounds only)
 
     def returns(self, players: int) -> list[float]:
         share = 1 / len(self.winners) if self.winners else 0.0
@@ -84,18 +85,19 @@ CLUSTER_TIMEOUT = "10s"  # to reach the scheduler
 
 class LeadWatch:
     """Watches a game step by step and counts how often the lead changes hands: after each
-    turn, the leader is the one player ranked first by the winner criteria (a tie leads
-    nobody), and a change is a leader other than the last one."""
+    turn (and each round: a game may have no turns), the leader is the one player ranked
+    first by the winner criteria (a tie leads nobody), and a change is a leader other than the
+    last one."""
 
     def __init__(self) -> None:
-        self.turn = 0
+        self.turn = (0, 0)
         self.leader: int | None = None
         self.changes = 0
 
     def __call__(self, state: State) -> None:
-        if state.turn_number == self.turn and not state.finished:
+        if (state.turn_number, state.round_number) == self.turn and not state.finished:
             return
-        self.turn = state.turn_number
+        self.turn = (state.turn_number, state.round_number)
         leader = leader_of(state)
         if leader is not None:
             if self.leader is not None and leader != self.leader:
@@ -146,7 +148,7 @@ def play_part(job: Job, game: GameDef, first: int, count: int, part: Part | None
         else:
             ended = game.rules[state.end_rule].name if state.end_rule >= 0 else "(no rule)"
             part.results.append(GameResult(seed, tuple(bots), tuple(state.winners), scores,
-                                           state.turn_number, ended, watch.changes))
+                                           state.turn_number, ended, watch.changes, rounds=state.round_number))
         if progress is not None:
             progress(1)
     return part

@@ -58,6 +58,7 @@ def balance(results: list[GameResult], players: int) -> dict:
         report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done]))
     report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
+        "rounds": _entry(*_counted_ci([r.rounds for r in done])),
         "endings": {rule: _entry(*win_share([float(r.ended_by == rule) for r in done]))
                     for rule in sorted({r.ended_by for r in done})},
     }
@@ -92,6 +93,7 @@ def format_balance(b: dict, players: int) -> list[str]:
                   f"(seat 1's win share minus 1/{players}{differ})",
                   f"  lead changes per game   {ci(b['lead_changes'])}"]
     lines.append(f"  turns per game          {ci(b['turns'])}")
+    lines.append(f"  rounds per game         {ci(b['rounds'])}")
     for rule, entry in b["endings"].items():
         low, high = entry["ci95"]
         lines.append(f"  ended by {printable(rule)}: {entry['value']:.1%} (95% CI {low:.1%} to {high:.1%})")
@@ -118,19 +120,19 @@ def write_results(path: str, results: list[GameResult], criteria: list[str], pla
                 out.write(json.dumps(_as_json(r, criteria)) + "\n")
             return
         writer = csv.writer(out)
-        writer.writerow(["seed", "bots", "winners", "turns", "ended_by", "lead_changes", "fault"]
+        writer.writerow(["seed", "bots", "winners", "turns", "rounds", "ended_by", "lead_changes", "fault"]
                         + [f"seat{p + 1}_{name}" for p in range(players) for name in criteria])
         for r in results:
             scores = [v for row in r.scores for v in row] if r.scores else [""] * (players * len(criteria))
             writer.writerow([r.seed, " ".join(r.bots), " ".join(str(w + 1) for w in r.winners), r.turns,
-                             r.ended_by, r.lead_changes, f"{r.fault[0]} {r.fault[1]}" if r.fault else "",
+                             r.rounds, r.ended_by, r.lead_changes, f"{r.fault[0]} {r.fault[1]}" if r.fault else "",
                              *["" if v is None else v for v in scores]])
 
 
 def _as_json(r: GameResult, criteria: list[str]) -> dict:
     return {"seed": r.seed, "bots": list(r.bots), "winners": [w + 1 for w in r.winners],
             "scores": [dict(zip(criteria, row)) for row in r.scores] if r.scores else None,
-            "turns": r.turns, "ended_by": r.ended_by or None, "lead_changes": r.lead_changes,
+            "turns": r.turns, "rounds": r.rounds, "ended_by": r.ended_by or None, "lead_changes": r.lead_changes,
             "fault": {"code": r.fault[0], "message": r.fault[1]} if r.fault else None}
 
 
@@ -220,6 +222,7 @@ def compare(base: list[GameResult], variant: list[GameResult], players: int,
         for p in range(players):
             add(f"{name} seat {p + 1}", lambda r, crit, p=p, name=name: r.scores[p][crit.index(name)])
     add("turns", lambda r, _: r.turns)
+    add("rounds", lambda r, _: r.rounds)
     add("lead changes", lambda r, _: r.lead_changes)
     for rule in sorted({r.ended_by for pair in pairs for r in pair}):
         add(f"ended by {rule}", lambda r, _, rule=rule: float(r.ended_by == rule))

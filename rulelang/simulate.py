@@ -93,6 +93,7 @@ class Stats:
         self.players = players
         self.returns: list[list[float]] = [[] for _ in range(players)]
         self.turns: list[int] = []
+        self.rounds: list[int] = []
         self.score_sums: list[list[int | float]] = [[0] * len(game.criteria) for _ in range(players)]
         self.score_counts = [[0] * len(game.criteria) for _ in range(players)]
         self.endings: Counter[str] = Counter()
@@ -106,6 +107,7 @@ class Stats:
 
     def add(self, state: State) -> None:
         self.turns.append(state.turn_number)
+        self.rounds.append(state.round_number)
         for p, share in enumerate(state.returns()):
             self.returns[p].append(share)
         for p, row in enumerate(state.scores()):
@@ -151,6 +153,7 @@ class Stats:
             "seed": seed, "games": n + len(faults), "finished": n,
             "average_turns": sum(self.turns) / n if n else None,
             "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
+            "average_rounds": sum(self.rounds) / n if n else None,
             "criteria": criteria, "seats": seats,
             "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
             "triggered": {rule: {"per_game": count / n, "games": self.triggered_games[rule] / n}
@@ -235,7 +238,7 @@ def format_report(r: dict) -> str:
              f"{r['seed'] + r['games'] - 1}, options: {options}"]
     if r["finished"]:
         lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
-                     f"max {r['max_turns']})")
+                     f"max {r['max_turns']}); average rounds: {r['average_rounds']:.1f}")
     header = ["seat", "bot", "wins", "share", "95% CI"] + [f"avg {c}" for c in r["criteria"]]
     rows = []
     for s in r["seats"]:
@@ -293,7 +296,7 @@ def format_report(r: dict) -> str:
 # `rulelang simulate --jobs/--cluster` plays a batch in parts, each with its own Stats, and
 # adds them up in seed order (rulelang/batch.py). A part travels between processes without
 # its game; merging knows each field of Stats, and refuses one it does not know.
-_MERGED_BY = {"returns": "extend each", "turns": "extend", "score_sums": "add each",
+_MERGED_BY = {"returns": "extend each", "turns": "extend", "rounds": "extend", "score_sums": "add each",
               "score_counts": "add each", "endings": "count", "triggered": "count",
               "triggered_games": "count", "chosen": "count", "tallies": "count"}
 

@@ -108,7 +108,7 @@ def test_balance_metrics_and_a_bots_win_share_with_rotated_seats(capsys):
     code, report = simulate_json(capsys, PICKOMINO, "--games", "8", "--seed", "1",
                                  "--bots", "mc:rollouts=2,random", "--rotate")
     balance = report["balance"]
-    assert set(balance) == {"first_player_advantage", "lead_changes", "turns", "endings", "bots"}
+    assert set(balance) == {"first_player_advantage", "lead_changes", "turns", "rounds", "endings", "bots"}
     low, high = balance["turns"]["ci95"]
     assert low <= balance["turns"]["value"] <= high
     assert set(balance["bots"]) == {"mc:rollouts=2", "random"}
