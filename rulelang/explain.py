@@ -126,6 +126,7 @@ class RulesTree:
         self.defines: dict[str, n.DefineDecl] = {}
         self.counters: dict[str, n.CounterDecl] = {}  # for their initial values as written
         self.procedures: dict[str, n.ProcedureDecl] = {}
+        self.zones: dict[str, n.ZoneDecl] = {}
         self.parameters: dict[str, tuple[str, ...]] = {}  # a procedure's name -> its parameters
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
@@ -133,6 +134,7 @@ class RulesTree:
             self.counters = {item.name: item for item in merged.items if isinstance(item, n.CounterDecl)}
             self.parameters = {item.name: item.params for item in merged.items if isinstance(item, n.ProcedureDecl)}
             self.procedures = {item.name: item for item in merged.items if isinstance(item, n.ProcedureDecl)}
+            self.zones = {item.name: item for item in merged.items if isinstance(item, n.ZoneDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
             for item in merged.items:
@@ -259,10 +261,11 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             return f"{text}\n\n{option.doc}" if option.doc else text
     for zone in game.zones:
         if zone.name == topic:
-            return f"zone `{zone.name}`: {zone_summary(zone, game)}"
+            decl = tree.zones.get(topic) if tree is not None else None
+            return _declared(f"zone `{zone.name}`: {zone_summary(zone, game)}", decl.span if decl else None)
     for kind in game.kinds:
         if kind.name == topic:
-            return f"{kind.category} `{kind.name}`: {kind_summary(kind)}"
+            return _declared(f"{kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
     for counter in game.counters:
         if counter.name == topic:
             return _declared(f"counter `{counter.name}`, {counter_summary(counter, tree)}", counter.span)
@@ -301,7 +304,8 @@ def zone_summary(zone, game: GameDef | None = None) -> str:
         kinds = [game.kinds[k].name for k in zone.carried_by] if game is not None else []
         return f"{zone.kind}{sort} on each {' or '.join(kinds) or 'piece'}, {zone.visibility}"
     owner = "per player" if zone.per_player else "shared"
-    return f"{owner} {zone.kind}{sort}, {zone.visibility}"
+    showing = f", showing {zone.shows}" if zone.shows else ""
+    return f"{owner} {zone.kind}{sort}, {zone.visibility}{showing}"
 
 
 def source_text(node) -> str:
