@@ -1398,7 +1398,8 @@ class ExpressionCompiler:
             if not (isinstance(literal, n.Literal) and literal.value.__class__ is str):
                 continue
             text = literal.value
-            if other.kind in ("int", "bool", "player"):
+            # (a counter may be set to text later in the file though it starts as a number)
+            if other.kind in ("int", "bool", "player") and not self._reads_a_counter(other_node):
                 self.error("W413", f"this compares {a_kind(other.kind)} with the string \"{text}\": they are never "
                            "equal", node, help=f"did you mean a name, without quotes: `{text}`?"
                            if text.isidentifier() else None)
@@ -1426,6 +1427,12 @@ class ExpressionCompiler:
                        help=f'to compare with the text, write it in quotes: `"{other_node.id}"`'
                        if isinstance(other_node, n.Name) else None)
             return
+
+    def _reads_a_counter(self, node) -> bool:
+        """Whether ``node`` reads a counter (`points`, `points of player`, `sheet[k]`)."""
+        while isinstance(node, (n.Of, n.Index)):
+            node = node.left if isinstance(node, n.Of) else node.obj
+        return isinstance(node, n.Name) and node.id in self.counters
 
     def _texts_of(self, attribute: str) -> set[str]:
         """The texts an attribute takes: a face label (`face`) or a column of the pieces."""

@@ -74,7 +74,7 @@ naming the rule.
 """)
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
-or true/false (`turn_points == "0"`), or an attribute that no piece has with that text (`suit ==
+or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
 "heart"` where the suits are `hearts`, `clubs` and `spades`). The comparison is always false
 (`!=` always true). Check the spelling, or compare with the value itself, without quotes.
 """)
