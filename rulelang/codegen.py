@@ -1419,7 +1419,8 @@ class ExpressionCompiler:
             attribute = side.name if isinstance(side, n.Attribute) else side.id if isinstance(side, n.Name) \
                 and scope.element is not None and scope.lookup(side.id) is None else None
             if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind") \
-                    or other.kind not in ("int", "bool") or not self._texts_of(attribute):
+                    or other.kind not in ("int", "bool") or self._reads_a_counter(other_node) \
+                    or not self._texts_of(attribute):
                 continue
             named = f"`{other_node.id}`" if isinstance(other_node, n.Name) else "the other side"
             self.error("W413", f"`{attribute}` is a text and {named} is {a_kind(other.kind)}: they are never "
