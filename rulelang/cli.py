@@ -8,6 +8,7 @@ problem, 130 interrupted. Bad input never shows a traceback: rules errors are di
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
@@ -31,7 +32,7 @@ from .files import FileRefused, bundled_games, confine, find_rules
 from .limits import DEFAULT, LIMIT_NAMES, Limits, parse_limit
 from .model import GameDef
 from .pipeline import analyse
-from .runtime import CHANCE, State
+from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -179,9 +180,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 state = game.new_initial_state(len(seats))
             except RuntimeFault as fault:  # the set-up as far as it went, then the fault
                 if fault.partial is not None:
-                    for line in tui.render_events(fault.partial, 0, seats, terminal.style,
-                                                  tui.common_view(seats, watch), terminal.width()):
-                        terminal.say(line)
+                    with contextlib.suppress(TraceUnavailable, LookupError, TypeError, ValueError):
+                        for line in tui.render_events(fault.partial, 0, seats, terminal.style,
+                                                      tui.common_view(seats, watch), terminal.width()):
+                            terminal.say(line)  # (a help: the fault below is what counts)
                 gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
                 return report_fault(fault, log_path)
             terminal.say(terminal.style.bold(printable(f"{game.name}: {len(seats)} players, seed {seed}")))
