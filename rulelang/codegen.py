@@ -649,6 +649,9 @@ class ExpressionCompiler:
         self.constants: list[Any] = []
         self._constant_index: dict[tuple, int] = {}
         self._fresh = itertools.count()
+        # attribute (None: any) -> the texts the pieces take there, once the kinds are compiled:
+        # the checks ask at every comparison, and a file may declare many pieces
+        self._texts: dict[str | None, set[str]] = {}
         # Comprehension variables in scope while generating, and the lines that compute, once
         # before the expression, the parts of a filter's condition that do not depend on them.
         self.bound: list[str] = []
@@ -1013,8 +1016,18 @@ class ExpressionCompiler:
 
     def _texts_of_pieces(self) -> set[str]:
         """The text values the pieces' attributes take (`colour = red` or a table's column)."""
-        kinds = getattr(self, "kind_defs", None) or {}
-        return {value for _, kind in kinds.values() for row in kind.pieces for value in row if value.__class__ is str}
+        return self._texts_found(None, lambda kinds: {value for kind in kinds for row in kind.pieces for value in row
+                                                      if value.__class__ is str})
+
+    def _texts_found(self, attribute: str | None, find) -> set[str]:
+        """``find(kinds)``, kept by ``attribute`` once the kinds are compiled (empty before)."""
+        kinds = getattr(self, "kind_defs", None)
+        if not kinds:
+            return set()
+        found = self._texts.get(attribute)
+        if found is None:
+            found = self._texts[attribute] = find([kind for _, kind in kinds.values()])
+        return found
 
     def _is_declared(self, name: str, scope: Scope) -> bool:
         return name in self._known_names(scope) or name in self.attributes
@@ -1404,10 +1417,8 @@ class ExpressionCompiler:
                            "equal", node, help=f"did you mean a name, without quotes: `{text}`?"
                            if text.isidentifier() else None)
                 return
-            attribute = other_node.name if isinstance(other_node, n.Attribute) else \
-                other_node.id if isinstance(other_node, n.Name) and scope.element is not None \
-                and scope.lookup(other_node.id) is None else None
-            if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind"):
+            attribute = self._fixed_attribute(other_node, scope)
+            if attribute is None:
                 continue
             texts = self._texts_of(attribute)
             if texts and text not in texts:
@@ -1416,10 +1427,8 @@ class ExpressionCompiler:
                            help=close or f"its values are {', '.join(sorted(texts)[:12])}")
             return
         for side, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
-            attribute = side.name if isinstance(side, n.Attribute) else side.id if isinstance(side, n.Name) \
-                and scope.element is not None and scope.lookup(side.id) is None else None
-            if attribute is None or attribute not in self.attributes or attribute in ("value", "number", "kind") \
-                    or other.kind not in ("int", "bool") or self._reads_a_counter(other_node) \
+            attribute = self._fixed_attribute(side, scope)
+            if attribute is None or other.kind not in ("int", "bool") or self._reads_a_counter(other_node) \
                     or not self._texts_of(attribute):
                 continue
             named = f"`{other_node.id}`" if isinstance(other_node, n.Name) else "the other side"
@@ -1429,6 +1438,13 @@ class ExpressionCompiler:
                        if isinstance(other_node, n.Name) else None)
             return
 
+    def _fixed_attribute(self, node, scope) -> str | None:
+        """The attribute ``node`` reads (`card.suit`, or `suit` about the item of a `where`), when
+        it is one fixed as the piece is made (not `value`, `number` or `kind`); else None."""
+        attribute = node.name if isinstance(node, n.Attribute) else node.id if isinstance(node, n.Name) \
+            and scope.element is not None and scope.lookup(node.id) is None else None
+        return attribute if attribute in self.attributes and attribute not in ("value", "number", "kind") else None
+
     def _reads_a_counter(self, node) -> bool:
         """Whether ``node`` reads a counter (`points`, `points of player`, `sheet[k]`)."""
         while isinstance(node, (n.Of, n.Index)):
@@ -1436,16 +1452,17 @@ class ExpressionCompiler:
         return isinstance(node, n.Name) and node.id in self.counters
 
     def _texts_of(self, attribute: str) -> set[str]:
-        """The texts an attribute takes: a face label (`face`) or a column of the pieces."""
-        kinds = getattr(self, "kind_defs", None) or {}
-        if attribute == "face":  # (with numbers among the faces, a number may equal a face)
-            labels = {label for _, kind in kinds.values() for label in kind.face_labels}
-            return set() if any(label.__class__ is not str for label in labels) else labels
-        column = self.attributes.index(attribute)
-        values = {row[column] for _, kind in kinds.values() for row in kind.pieces if column < len(row)}
-        if not values or any(v.__class__ is not str for v in values if v is not None):
-            return set()  # numbers, or none at all: only an attribute of texts is checked
-        return {v for v in values if v is not None}
+        """The texts an attribute takes: a face label (`face`) or a column of the pieces; empty
+        where it also takes numbers (with numbers among the faces, a number may equal a face)."""
+        def find(kinds) -> set[str]:
+            if attribute == "face":
+                values = {label for kind in kinds for label in kind.face_labels}
+            else:
+                column = self.attributes.index(attribute)
+                values = {row[column] for kind in kinds for row in kind.pieces if column < len(row)} - {None}
+            return values if values and all(v.__class__ is str for v in values) else set()
+
+        return self._texts_found(attribute, find)
 
     def _comparand(self, node, other, scope, slots) -> Expr:
         # `kind == red_die` compares with the kind's name, not with its pieces.
@@ -1513,12 +1530,8 @@ class ExpressionCompiler:
         has as a text (a table's `name` column): so that `sum(hand, name)` is found out."""
         if kind != "any":
             return kind
-        attribute = node.name if isinstance(node, n.Attribute) else node.id if isinstance(node, n.Name) \
-            and scope.element is not None and scope.lookup(node.id) is None else None
-        if attribute is not None and attribute in self.attributes and attribute not in ("value", "number", "kind") \
-                and self._texts_of(attribute):
-            return "str"
-        return kind
+        attribute = self._fixed_attribute(node, scope)
+        return "str" if attribute is not None and self._texts_of(attribute) else kind
 
     def _need_ranking_value(self, name: str, kind: str, node) -> None:
         """E201 where what `sum`, `max`, `highest` and the like work out for each item can never

@@ -122,19 +122,18 @@ class RulesTree:
         tree, _ = parse_file(path)
         self.own: tuple = tree.items if tree is not None else ()  # the file's items, unmerged
         merged, _ = resolve(tree, parse_file) if tree is not None else (None, [])
+        items = merged.items if merged is not None else ()
+
+        def declared(kind: type) -> dict:  # the declarations of one kind, by name
+            return {item.name: item for item in items if isinstance(item, kind)}
+
+        self.defines: dict[str, n.DefineDecl] = declared(n.DefineDecl)
+        self.counters: dict[str, n.CounterDecl] = declared(n.CounterDecl)  # their start values as written
+        self.procedures: dict[str, n.ProcedureDecl] = declared(n.ProcedureDecl)
+        self.zones: dict[str, n.ZoneDecl] = declared(n.ZoneDecl)
         self.rules: dict[str, n.Rule] = {}
-        self.defines: dict[str, n.DefineDecl] = {}
-        self.counters: dict[str, n.CounterDecl] = {}  # for their initial values as written
-        self.procedures: dict[str, n.ProcedureDecl] = {}
-        self.zones: dict[str, n.ZoneDecl] = {}
-        self.parameters: dict[str, tuple[str, ...]] = {}  # a procedure's name -> its parameters
         self.triggered_by: dict[str, n.Rule] = {}  # a rule's name -> the triggered rule holding it
         if merged is not None:
-            self.defines = {item.name: item for item in merged.items if isinstance(item, n.DefineDecl)}
-            self.counters = {item.name: item for item in merged.items if isinstance(item, n.CounterDecl)}
-            self.parameters = {item.name: item.params for item in merged.items if isinstance(item, n.ProcedureDecl)}
-            self.procedures = {item.name: item for item in merged.items if isinstance(item, n.ProcedureDecl)}
-            self.zones = {item.name: item for item in merged.items if isinstance(item, n.ZoneDecl)}
             self.rules = {name: node for (kind, name), node in named_items(merged).items() if kind == "rule"}
             from .variants import rule_names
             for item in merged.items:
@@ -183,8 +182,9 @@ def _trigger_lines(tree: RulesTree, name: str) -> list[str]:
     lines = [] if holder.name == name else [f"  part of triggered rule `{holder.name}`"]
     if when.event == "do":
         lines.append(f"  when:    procedure `{when.procedure}` is done (at its end, or at its `end turn`)")
-        if tree.parameters.get(when.procedure):
-            lines.append(f"  sees:    its parameters {', '.join(tree.parameters[when.procedure])}")
+        procedure = tree.procedures.get(when.procedure)
+        if procedure is not None and procedure.params:
+            lines.append(f"  sees:    its parameters {', '.join(procedure.params)}")
     else:
         lines.append("  when:    a move" + (f" from {source_text(when.source)}" if when.source else "")
                      + (f" to {source_text(when.to)}" if when.to else ""))
@@ -274,7 +274,7 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         return _declared(f"define `{topic}`", defines[topic].span)
     procedures = tree.procedures if tree is not None else {}
     if topic in procedures:
-        params = tree.parameters.get(topic) or ()
+        params = procedures[topic].params
         return _declared(f"procedure `{topic}`{'(' + ', '.join(params) + ')' if params else ''}: run by `do "
                          f"{topic}{'(...)' if params else ''}`", procedures[topic].span)
     for shown_value in game.shown:
