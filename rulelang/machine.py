@@ -5,6 +5,7 @@ of the game, scores and winners, limits and invariants. A mixin of ``runtime.Sta
 from __future__ import annotations
 
 import math
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -364,8 +365,31 @@ class Machine:
             raise
         except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
             frame[1] = pc
-            raise RuntimeFault(self._diagnostic(_code_of(error), describe_error(error),
-                                                self._fused_at(error.__traceback__))) from None
+            place = self._fused_at(error.__traceback__)
+            message = describe_error(error)
+            if "NoneType" in str(error):
+                message += self._none_variables(frame, place)
+            raise RuntimeFault(self._diagnostic(_code_of(error), message, place)) from None
+
+    def _none_variables(self, frame: list, place: tuple | None) -> str:
+        """The variables the faulting statement names that are none now, as ``: `t` is
+        none``, to say which value was none (a fault's cost only)."""
+        proc = self.game.procedures[frame[0]]
+        if place is None:
+            pc = min(frame[1], len(proc.code) - 1)
+            place = proc.spans[pc], proc.code[pc][3]
+        span = place[0]
+        if span is None:
+            return ""
+        text = _STRINGS_AND_COMMENTS.sub(" ", span.source.text[span.start:span.end])
+        values: dict[str, list] = {}
+        for name, value in zip(proc.slot_names, frame[2]):
+            values.setdefault(name, []).append(value)
+        names = [name for name in dict.fromkeys(_NAME.findall(text))
+                 if name in values and all(v is None for v in values[name])]
+        if not names:
+            return ""
+        return ": " + ", ".join(f"`{name}`" for name in names) + (" is" if len(names) == 1 else " are") + " none"
 
     def _game_ends(self, after_round: bool) -> bool:
         if self.last_turns is not None:  # the last turns under way: the player's was one of them
@@ -458,6 +482,10 @@ class Machine:
         """Names of declared invariants that do not hold now."""
         return [self.game.rules[c.rule].name for c in self.game.invariants
                 if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
+
+
+_STRINGS_AND_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*')
+_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 
 
 def _line_place(table: tuple, line: int | None) -> tuple | None:

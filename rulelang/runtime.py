@@ -51,7 +51,8 @@ the game was when the step limit was reached.
 register("R503", "invalid-operation", """
 A statement could not be carried out while playing: for instance adding a number to a label,
 using an attribute of the top of an empty zone in arithmetic, or rolling pieces that are not
-dice. (Moving `none` does nothing: it is not a fault.) The message names the rule and its line.
+dice. (Moving `none` does nothing: it is not a fault.) The message names the rule and its line,
+and, where a value was none, the variables of the statement that are none (`t` is none).
 """)
 register("R504", "turn-limit", """
 The game went on past the number of turns (or rounds) its header allows (`at most N turns`),
