@@ -89,10 +89,30 @@ class Slots:
 
     def __init__(self):
         self.names: list[str] = []
+        self.kinds: dict[int, set[str]] = {}  # slot: the types of the values it is given
 
-    def new(self, name: str) -> int:
+    def new(self, name: str, kind: str | None = None) -> int:
         self.names.append(name)
+        if kind is not None:
+            self.note(len(self.names) - 1, kind)
         return len(self.names) - 1
+
+    def note(self, slot: int, kind: str) -> None:
+        """Record that ``slot`` is given a value of type ``kind``."""
+        self.kinds.setdefault(slot, set()).add(kind)
+
+    def piece_kinds(self) -> tuple[str | None, ...]:
+        """For each slot: "piece" or "pieces" where it only ever holds pieces (or none), the
+        holders of a loop's or a choice of several's pieces as noted, else None. A
+        determinization redeals hidden pieces, and what such a slot holds goes with them."""
+        kinds = []
+        for slot in range(len(self.names)):
+            given = self.kinds.get(slot, set()) - {"none"}
+            kinds.append(next(iter(given)) if len(given) == 1 and given <= _PIECE_HOLDERS else None)
+        return tuple(kinds)
+
+
+_PIECE_HOLDERS = frozenset(("piece", "pieces", "for pieces", "several"))
 
 
 class TableCell:

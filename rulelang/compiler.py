@@ -860,7 +860,7 @@ class Compiler(ExpressionCompiler):
             if param in scope.names:
                 self.error("E102", f"procedure `{decl.name}` has two parameters named `{param}`", decl)
                 continue
-            scope.names[param] = (f"fr[{code.slots.new(param)}]", kind)
+            scope.names[param] = (f"fr[{code.slots.new(param, kind)}]", kind)
         code.params = len(code.slots.names)
         return scope
 
@@ -899,7 +899,7 @@ class Compiler(ExpressionCompiler):
             code.place(end)
         else:
             for local, kind in (("moved", "pieces"), ("moved_from", "zone"), ("moved_to", "zone")):
-                scope.names[local] = (f"fr[{slots.new(local)}]", kind)
+                scope.names[local] = (f"fr[{slots.new(local, kind)}]", kind)
             parts = []
             for node in (when.source, when.to, when.cond):
                 try:
@@ -1026,7 +1026,7 @@ class _Code:
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
-                           tuple(self.slots.names), self.params)
+                           tuple(self.slots.names), self.params, self.slots.piece_kinds())
 
     def _statement_function(self, lines: list[str], places: list[tuple]):
         """The Python function of a statement function's lines; its code's file name keys the
@@ -1300,6 +1300,7 @@ class _Code:
             # reads `best.number` before that line: from the start it is a piece or none.
             kind = "any"
         scope.names[stmt.name] = (f"fr[{slot}]", kind)
+        self.slots.note(slot, kind)
         self.line(f"fr[{slot}] = {value.code}")
 
     def _s_Assign(self, stmt, scope):
@@ -1319,6 +1320,8 @@ class _Code:
                     # `let c = none` then `c = first(hand)`: from here on c is a piece (and a
                     # variable given two different types is read as any value)
                     scope.retype(target.name, value.kind if local[1] == "none" else "any")
+                if where.startswith("fr["):
+                    self.slots.note(int(where[3:-1]), value.kind)
                 self.line(f"{where} = {value.code}")
             else:
                 self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")
@@ -1602,8 +1605,8 @@ class _Code:
 
     def _s_ForEach(self, stmt, scope):
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
-        pending = self.slots.new("(for items)")
-        var = self.slots.new(stmt.var)
+        pending = self.slots.new("(for items)", "for pieces" if SINGLE_FOR.get(kind) == "piece" else "any")
+        var = self.slots.new(stmt.var, SINGLE_FOR.get(kind, "any"))
         if self._python(stmt):
             inner = Scope(scope)
             inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
@@ -1647,6 +1650,7 @@ class _Code:
         local = scope.names.get(part.var)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
         scope.names[part.var] = (f"fr[{slot}]", element)
+        self.slots.note(slot, element)
         where = None
         if part.where is not None and as_filter:
             # The condition sees the option under its name and, like `where`, its attributes.
@@ -1681,7 +1685,7 @@ class _Code:
             describe = self._label(stmt.label, Scope(scope, element=(f"fr[{slot}]", element)), slot)
         then = None
         if stmt.then is not None:
-            then, describe, to_json = self._then_choose(stmt, scope, describe, to_json)
+            then, describe, to_json = self._then_choose(stmt, scope, describe, to_json, element == "piece")
         spec = {
             "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
@@ -1724,6 +1728,7 @@ class _Code:
             self._same_kind(stmt.var, local[1], "pieces", stmt)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
         scope.names[stmt.var] = (f"fr[{slot}]", "pieces")  # bound first: an error here is the only one
+        self.slots.note(slot, "pieces")
         if stmt.then is not None:
             self.error("E301", "a choice of several pieces cannot take a parameter (`then choose`)", stmt.then,
                        help="choose the pieces first, then make a second choice")
@@ -1754,13 +1759,16 @@ class _Code:
         # the single pieces, for the condition and each step: NAME is one piece there
         options, _, pick, where = self._choice_part(stmt, Scope(scope), as_filter=True)
         options = self.compiler.function(options)
-        chain = self.slots.new("(several)")
+        chain = self.slots.new("(several)", "several")
+
+        chooser = self._chooser(stmt.chooser, scope)
 
         def begin(st, fr):
             pieces = options(st, fr)
             if where is not None:
                 pieces = where(st, fr, pieces)
-            fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr))
+            seat = st.player if chooser is None else st._seat(chooser(st, fr))
+            fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr), seat)
 
         def advance(st, fr):
             fr[chain] = several.take(fr[chain], fr[pick])
@@ -1772,7 +1780,7 @@ class _Code:
         otherwise = self.label() if stmt.otherwise is not None else None
         spec = {
             "options": lambda st, fr: several.options(fr[chain]), "where": None, "slot": pick,
-            "chooser": self._chooser(stmt.chooser, scope), "prompt": stmt.prompt or f"choose {stmt.var}",
+            "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
@@ -1794,9 +1802,10 @@ class _Code:
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
 
-    def _then_choose(self, stmt, scope, describe, to_json):
+    def _then_choose(self, stmt, scope, describe, to_json, first_is_piece: bool):
         """The parameter of a choice: its options are compiled with the first part's name in
-        scope; the pairs are described as `first, prompt: parameter`."""
+        scope; the pairs are described as `first, prompt: parameter`, a piece the viewer
+        cannot see by ``hidden(piece, part)`` where that is given (``State.action_to_string``)."""
         then = stmt.then
         if then.var == stmt.var:
             self.error("E102", f"`{then.var}` names both parts of the choice", then,
@@ -1806,14 +1815,20 @@ class _Code:
         second, second_json = _describer(element), _jsoner(element)
         about = f"{then.prompt}: " if then.prompt else ""
 
-        def describe_pair(st, pair):
-            first = describe(st, pair[0])
-            return first if pair[1] is None else f"{first}, {about}{second(st, pair[1])}"
+        second_is_piece = element == "piece"
+
+        def describe_pair(st, pair, hidden=None):
+            first = (hidden is not None and first_is_piece and hidden(pair[0], 0)) or describe(st, pair[0])
+            if pair[1] is None:
+                return first
+            return f"{first}, {about}" + (
+                (hidden is not None and second_is_piece and hidden(pair[1], 1)) or second(st, pair[1]))
 
         def pair_json(st, pair):
             return [to_json(st, pair[0]), None if pair[1] is None else second_json(st, pair[1])]
 
-        return m.ThenSpec(self.compiler.function(options), where, slot), describe_pair, pair_json
+        return (m.ThenSpec(self.compiler.function(options), where, slot, second_is_piece),
+                describe_pair, pair_json)
 
     def _s_ChooseBranch(self, stmt, scope):
         chooser = self._chooser(stmt.chooser, scope)

@@ -16,6 +16,7 @@ import random
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from . import several
 from .diagnostics import RuntimeFault
 
 if TYPE_CHECKING:
@@ -218,11 +219,13 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
                 places.setdefault(kind, []).append((index, position))
                 pool.setdefault(kind, []).append(p)
     touched = set()
+    taken: dict[int, int] = {}  # a piece dealt again: the piece dealt to its place
     for kind in sorted(pool):
         dealt = sorted(pool[kind])
         rng.shuffle(dealt)
         fixed = places.get(kind, ())
         for (index, position), p in zip(fixed, dealt, strict=False):
+            taken[state.zones[index][position]] = p
             copy.zones[index][position] = p
             copy.where[p] = index
             touched.add(index)
@@ -233,6 +236,7 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
             if k != kind:
                 continue
             mine, rest = rest[:len(pieces)], rest[len(pieces):]
+            taken.update(zip(pieces, mine))
             targets = sorted(_secret_instances(state, definition, seat))
             gone = set(pieces)
             for index in targets:
@@ -258,7 +262,57 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
     for index, values in state.seen_counters.items():
         if not counter_seers(state, index) & bit:
             copy.counters[index] = values[seat]
+    _follow_pieces(copy, {p: q for p, q in taken.items() if p != q})
     return copy
+
+
+def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
+    """What the rules hold of a piece dealt again (``taken``: the piece now in its place), in
+    a variable known to hold pieces (``Procedure.piece_slots``) and in the options of the
+    choice pending, becomes the piece dealt to its place: else a bot would play on with the
+    true card there (a blind pick, a card held in a `let`)."""
+    if not taken:
+        return
+    get = taken.get
+
+    def piece(p):
+        return get(p, p) if p.__class__ is int else p
+
+    def pieces(group):
+        return group.__class__(map(piece, group)) if group.__class__ in (list, tuple) else group
+
+    procedures = copy.game.procedures
+    for frame in copy.frames:
+        slots = frame[2]
+        for i, kind in enumerate(procedures[frame[0]].piece_slots[:len(slots)]):
+            value = slots[i]
+            if kind is None or value is None:
+                continue
+            if kind == "piece":
+                slots[i] = piece(value)
+            elif kind == "pieces":
+                slots[i] = pieces(value)
+            elif kind == "for pieces" and value.__class__ is tuple:  # (the items, the place of the next)
+                slots[i] = (pieces(value[0]), value[1])
+            elif kind == "several":  # (pool, keys, picked, position, low, high): several.start
+                pool, keys, picked, position, low, high = value
+                keys = [(key[0], piece(key[1])) if key[0] == several.HIDDEN else key for key in keys]
+                slots[i] = (pieces(pool), keys, pieces(picked), position, low, high)
+    pending = copy.pending
+    if pending is not None and pending[0] == "choose":
+        spec = pending[1]
+        first = piece if spec.of_pieces else pieces if spec.element == "pieces" else None
+        second = piece if spec.then is not None and spec.then.of_pieces else None
+        if first is None and second is None:
+            return
+        first, second = first or _same, second or _same
+        options = [first(o) for o in pending[2]] if spec.then is None else \
+            [(first(a), b if b is None else second(b)) for a, b in pending[2]]
+        copy.pending = (pending[0], spec, options, *pending[3:])
+
+
+def _same(value):
+    return value
 
 
 def _secret_instances(state: State, definition: int, seat: int) -> set[int]:
@@ -332,13 +386,8 @@ def _sees_chance(state: State, seat: int) -> bool:
 def _choice_shown(state: State, event: int, seat: int) -> bool:
     """Whether the choice recorded as ``state.events[event]`` shows to ``seat`` (its line is not
     `(hidden)`; see ``State.format_event``)."""
-    from .runtime import SEE_PIECES
-
     _, kind, payload = state.events[event]
-    player, seen_in = payload[0], payload[3]
-    if kind != "choose" or seen_in is None:
-        return True
-    return player == seat if seen_in < 0 else state.sight(seen_in, seat) == SEE_PIECES
+    return kind != "choose" or state.choice_shown(payload[0], payload[3], seat)
 
 
 def _new_lines(state: State, start: int, seat: int) -> tuple[str, ...]:

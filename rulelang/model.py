@@ -159,6 +159,7 @@ class ThenSpec:
     options: Evaluator
     where: Evaluator | None
     slot: int
+    of_pieces: bool = False  # the parameters are pieces: a seat that cannot see one sees no choice
 
 
 @attrs.frozen
@@ -216,6 +217,9 @@ class Procedure:
     slot_count: int
     slot_names: tuple[str, ...]
     params: int = 0  # the first slots hold the arguments of `do NAME(...)`
+    # Per slot: "piece", "pieces", "for pieces" (a loop's pieces and place) or "several" (a
+    # choice of several's chain) where it holds only pieces, else None (``Slots.piece_kinds``)
+    piece_slots: tuple[str | None, ...] = ()
 
 
 @attrs.frozen

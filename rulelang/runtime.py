@@ -483,17 +483,8 @@ class State(Board, Machine, Views):
                 spec = pending[1]
                 if self.tracing:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
-                    # who may see the value chosen: pieces where they lie; options computed
-                    # from what not every seat sees (`private`), -1: the chooser only
-                    first = value if spec.then is None else value[0]
-                    seen_in = (None if first is None else self.where[first]) if spec.of_pieces else \
-                        -1 if spec.private else None  # None: `done`, after a choice of several
-                    if spec.then is not None and spec.private:
-                        seen_in = -1  # a parameter from what not every seat sees: the chooser's own
-                    if spec.of_pieces and seen_in is not None and seen_in >= self.piece_zone_base and \
-                            self.zone_of(seen_in)[0].visibility in ("public", "top only"):
-                        seen_in = self.where[self.carried[seen_in - self.piece_zone_base][1]]  # names its carrier
-                    self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value), seen_in)))
+                    self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value),
+                                                         self._choice_seen_in(spec, value))))
                 if spec.then is None:
                     frame[2][spec.slot] = value
                 else:
@@ -533,6 +524,30 @@ class State(Board, Machine, Views):
         except RuntimeFault as fault:
             self.fault = fault
             raise
+
+    def _choice_seen_in(self, spec, value):
+        """Who may see a choice in the trace (``State.choice_shown``): None, everyone; a zone,
+        whoever sees its pieces (a piece chosen there: a blind pick shows not even to its
+        chooser); -1, the chooser only (options computed from what not every seat sees); or a
+        tuple of those, all of which must hold (a choice with a parameter)."""
+        if spec.then is None:
+            if not spec.of_pieces:
+                return -1 if spec.private else None
+            return None if value is None else self._piece_seen_in(value)  # None: `done`, of several
+        seen = [self._piece_seen_in(part) for part, is_piece in ((value[0], spec.of_pieces),
+                                                                  (value[1], spec.then.of_pieces))
+                if is_piece and part is not None]
+        if spec.private:
+            seen.append(-1)  # a part from what not every seat sees: the chooser's own
+        return None if not seen else seen[0] if len(seen) == 1 else tuple(seen)
+
+    def _piece_seen_in(self, piece: int) -> int:
+        """The zone whose viewers see a chosen piece: where it lies, or, in a zone a piece
+        carries that shows its pieces, where its carrier lies (the trace names the carrier)."""
+        zone = self.where[piece]
+        if zone >= self.piece_zone_base and self.zone_of(zone)[0].visibility in ("public", "top only"):
+            return self.where[self.carried[zone - self.piece_zone_base][1]]
+        return zone
 
     def _settle(self) -> None:
         """A finished state never changes again (a balance run or a search holds many): its

@@ -12,10 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from .codegen import _items, piece_key
+from .engine_values import SEE_PIECES
+
+HIDDEN = "hidden"  # the key of a piece the chooser does not see: never alike to another
 
 
-def start(st, pieces: list, low: Any, high: Any) -> tuple:
-    """The chain's state: (pieces in offering order, their keys, picked, position, low, high)."""
+def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> tuple:
+    """The chain's state: (pieces in offering order, their keys, picked, position, low, high).
+    A piece ``chooser`` does not see is keyed by itself, (HIDDEN, piece): how many options a
+    blind pick offers must not tell whether the cards are alike."""
     for bound in (low, high):
         if bound.__class__ is not int:
             raise ValueError(f"a number of pieces to choose must be a number, not {bound!r}")
@@ -25,7 +30,8 @@ def start(st, pieces: list, low: Any, high: Any) -> tuple:
     for p in _items(st, pieces):
         if p.__class__ is not int:
             raise ValueError("a choice of several pieces needs pieces; one of its options is not a piece")
-        runs.setdefault(piece_key(st, p), []).append(p)
+        seen = chooser is None or st.sight(st.where[p], chooser) == SEE_PIECES
+        runs.setdefault(piece_key(st, p) if seen else (HIDDEN, p), []).append(p)
     pool = [p for run in runs.values() for p in run]
     keys = [key for key, run in runs.items() for _ in run]
     return pool, keys, (), -1, low, high

@@ -464,7 +464,7 @@ class Terminal:
         # Labelled branches (and `may`) do not repeat their prompt in each option: say it once.
         about = "" if prompt == "choose" or all(t.startswith(prompt + ": ") for t in texts) else f" {prompt}?"
         self.say(self.style.accent(f"{seat_label(seat, seats)}, your choice:{about}"))
-        picked = state.picked_so_far()
+        picked = state.picked_so_far(seat)
         if picked:
             self.say(f"  picked so far: {printable(', '.join(picked))}")
         for line in menu_lines(texts, prompt, self.width()):

@@ -35,12 +35,22 @@ class Views:
             return self.pending[0]
         return self.pending[1].prompt
 
-    def picked_so_far(self) -> list[str]:
-        """At a step of a choice of several pieces, the pieces its chooser picked before it, by
-        name (for the chooser's eyes: the others see only how many); otherwise empty."""
+    def picked_so_far(self, viewer: int | None | str = "all") -> list[str]:
+        """At a step of a choice of several pieces, the pieces its chooser picked before it, as
+        ``viewer`` may read them (for the chooser's eyes: the others see only how many): by
+        name, or, where the viewer cannot see the piece (a blind pick), `a hidden card (2) from
+        ...` by its place among those picked; otherwise empty."""
         if self.finished or self.pending is None or self.pending[0] != "choose" or self.pending[1].picked is None:
             return []
-        return [self.describe_piece(p) for p in self.pending[1].picked(self, self.frames[-1][2])]
+        picked = self.pending[1].picked(self, self.frames[-1][2])
+        return [self._hidden_piece_text(p, i + 1, viewer) or self.describe_piece(p) for i, p in enumerate(picked)]
+
+    def _hidden_piece_text(self, piece, place: int, viewer) -> str | None:
+        """`a hidden card (PLACE) from ZONE` where ``viewer`` does not see ``piece``, else None."""
+        if viewer == "all" or piece is None or self.sight(self.where[piece], viewer) == SEE_PIECES:
+            return None
+        kind = self.game.kinds[self.pieces.kind[piece]].name
+        return f"a hidden {kind} ({place}) from {self.zone_name(self.where[piece], viewer)}"
 
     def action_to_string(self, action, viewer: int | None | str = "all") -> str:
         """A readable name of an action of the current node, as ``viewer`` may read it (the
@@ -48,14 +58,20 @@ class Views:
         another's hand) is named by its place only, `a hidden card (2) from hand of player 2`."""
         if self.pending is None:
             return str(action)
-        if viewer != "all" and self.pending[0] == "choose" and self.pending[1].of_pieces:
-            piece = self.pending[2][action]
-            if self.pending[1].then is not None:
-                piece = piece[0]  # hidden, it hides its parameter too
-            if piece is not None and self.sight(self.where[piece], viewer) != SEE_PIECES:
-                kind = self.game.kinds[self.pieces.kind[piece]].name
-                return f"{self.pending[1].prompt}: a hidden {kind} ({action + 1}) from " \
-                    f"{self.zone_name(self.where[piece], viewer)}"
+        if viewer != "all" and self.pending[0] == "choose":
+            spec, options = self.pending[1], self.pending[2]
+            if spec.then is not None and (spec.of_pieces or spec.then.of_pieces):
+                def hidden(piece, part: int) -> str | None:  # its place among the part's pieces
+                    if self.sight(self.where[piece], viewer) == SEE_PIECES:
+                        return None
+                    places = list(dict.fromkeys(option[part] for option in options))
+                    return self._hidden_piece_text(piece, places.index(piece) + 1, viewer)
+
+                return f"{spec.prompt}: {spec.describe(self, options[action], hidden)}"
+            if spec.of_pieces:
+                hidden_text = self._hidden_piece_text(options[action], action + 1, viewer)
+                if hidden_text is not None:
+                    return f"{spec.prompt}: {hidden_text}"
         if self.pending[0] == "shuffle":
             zone = self.pending[2][0]
             if viewer != "all" and (self.sight(zone, viewer) != SEE_PIECES
@@ -187,6 +203,16 @@ class Views:
 
     def _sees(self, zone_index: int, viewer) -> bool:
         return self.sight(zone_index, viewer) == SEE_PIECES
+
+    def choice_shown(self, chooser: int, seen_in, viewer) -> bool:
+        """Whether a choice whose trace event says ``seen_in`` (``State._choice_seen_in``)
+        shows to ``viewer``: it reads `(hidden)` otherwise."""
+        if seen_in is None or viewer == "all":
+            return True
+        for zone in seen_in if seen_in.__class__ is tuple else (seen_in,):
+            if (viewer != chooser) if zone < 0 else not self._sees(zone, viewer):
+                return False
+        return True
 
     def sees_counter(self, index: int, viewer: int | None | str) -> bool:
         """Whether ``viewer`` sees a counter's value: `public` ones, its own `owner only` ones."""
@@ -432,8 +458,7 @@ class Views:
             player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
             # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
             # chooser); a value computed from hidden things (-1) to its chooser only
-            if seen_in is not None and viewer != "all" and (
-                    viewer != player if seen_in < 0 else not self._sees(seen_in, viewer)):
+            if not self.choice_shown(player, seen_in, viewer):
                 choice = "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"

@@ -11,6 +11,7 @@ same action in both.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,80 @@ def test_samples_do_not_keep_the_count_of_a_secret_zone():
     view = seat_view(state, 0)
     counts = {len(view.sample_state(random.Random(seed)).zones[vault]) for seed in range(20)}
     assert counts == {1, 5}
+
+
+def _dealt_state(name: str, seed: int):
+    """A game of tests/hidden_games/NAME played at random, with ``seed``, to its first decision
+    with more than one option."""
+    state = rulelang.load(ROOT / "tests" / "hidden_games" / name).new_initial_state(2)
+    rng = random.Random(seed)
+    while state.current_player() == CHANCE or len(state.legal_actions()) == 1:
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE
+                           else state.legal_actions()[0])
+    return state
+
+
+def test_a_redeal_carries_a_variable_holding_a_hidden_card():
+    """let_card.rules: in a sample dealt again (``knowledge.sample_state``, the fallback of
+    every bot's samples) `target` is the card dealt to the true card's place, never the true
+    card wherever it went: a bot reading it would always guess right."""
+    state = _dealt_state("let_card.rules", 1)
+    slot = state.game.procedures[state.frames[-1][0]].slot_names.index("target")
+    hand = state.zone_index("hand", 1)
+    targets = set()
+    for seed in range(30):
+        sample = knowledge.sample_state(state, 0, random.Random(seed))
+        target = sample.frames[-1][2][slot]
+        assert target == sample.zones[hand][-1]  # the top of player 2's hand, as dealt
+        targets.add(target)
+    assert len(targets) > 3
+
+
+def test_a_redeal_carries_the_options_of_a_blind_pick():
+    """blind_then.rules: the pending blind pick's options, (bet, card) pairs, name the cards of
+    the victim's hand in the sample, in its order, not the true ones."""
+    state = _dealt_state("blind_then.rules", 2)
+    assert state.prompt() == "bet"
+    hand = state.zone_index("hand", 1)
+    for seed in range(10):
+        sample = knowledge.sample_state(state, 0, random.Random(seed))
+        options = sample.pending[2]
+        assert [card for bet, card in options if bet == 1] == sample.zones[hand]
+
+
+def test_a_blind_pick_names_no_hidden_card_to_its_chooser():
+    """blind_then.rules: the menu (a bot's labels), the pieces picked so far and the chooser's
+    trace (and so its information state) never name a card the chooser does not see, whether
+    it is picked alone, as either part of a choice with a parameter, or as one of several."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "blind_then.rules")
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(6):
+        state = game.new_initial_state(3)
+        while not state.is_terminal():
+            seat = state.current_player()
+            if seat == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+                continue
+            before = len(state.events)
+            menu = seat_view(state).labels + state.picked_so_far(seat)
+            _no_names(menu, _unseen(state, seat))
+            state.apply_action(rng.choice(state.legal_actions()))
+            # (a card the pick brought into the chooser's hand is seen now)
+            _no_names([state.format_event(e, seat) for e in state.events[before:] if e[1] == "choose"],
+                      _unseen(state, seat))
+            checked += 1
+    assert checked > 50
+
+
+def _unseen(state, seat: int) -> set[str]:
+    """The names of the pieces in zones ``seat`` does not see, that it has never seen."""
+    return {state.describe_piece(p) for zone, pieces in enumerate(state.zones)
+            if state.sight(zone, seat) != 2 for p in pieces if not state.knows[p] >> seat & 1}
+
+
+def _no_names(texts: list[str], names: set[str]) -> None:
+    if names:
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+        leaked = [t for t in texts if pattern.search(t)]
+        assert not leaked, f"read {leaked} (unseen: {sorted(names)})"

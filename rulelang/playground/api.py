@@ -563,7 +563,7 @@ def _respond(play: Play) -> dict:
         "title": _title(play, status, seat),
         "board": board, "trace": trace,
         "prompt": printable(state.prompt()) if deciding else "",
-        "picked": [printable(p) for p in state.picked_so_far()] if deciding else [],
+        "picked": [printable(p) for p in state.picked_so_far(seat)] if deciding else [],
         "actions": tui.menu_texts(state) if deciding else [],
         "result": tui.render_result(state, seats, WIDTH) if status == "over" else None,
         "fault": play.fault,
