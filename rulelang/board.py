@@ -237,7 +237,9 @@ class Board:
                     piece_zone[ordinal].append(None)
         self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
 
-    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False) -> None:
+    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False, pieces: bool = False) -> None:
+        """A counter set to ``value`` (``is_seat``: a player; ``pieces``: a piece or pieces,
+        which the trace names where each viewer sees them, so it keeps where they lie)."""
         if value.__class__ is int and not -self.big_number < value < self.big_number:
             raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
                                 f"than {self.number_digits} digits")
@@ -245,7 +247,13 @@ class Board:
         if self.keeps_knowledge and self.seen_counters:
             knowledge.counter_set(self, index, value)
         if self.tracing:
-            self.events.append((rule, "set", (index, value, is_seat)))
+            if pieces:
+                where = self.where
+                places = tuple(where[p] if p.__class__ is int else None for p in
+                               (value if value.__class__ is list else [value]))
+                self.events.append((rule, "set", (index, value, False, places)))
+            else:
+                self.events.append((rule, "set", (index, value, is_seat)))
 
     def eliminate(self, who: Any, rule: int) -> None:
         """`eliminate`: a player, or a list of players, is out for the rest of the game;

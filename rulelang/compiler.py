@@ -154,6 +154,8 @@ class Compiler(ExpressionCompiler):
         # (`leader = none`, set to a player later): then it can be the owner in `score of leader`.
         self.counter_kinds: dict[str, str] = {}
         self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
+        self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
+        self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -430,8 +432,8 @@ class Compiler(ExpressionCompiler):
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
             kinds=kinds, zones=zones, counter_places=m.counter_places(counters),
-            counters=tuple(attrs.evolve(c, holds_player=True) if c.name in self.seat_counters else c
-                           for c in counters),
+            counters=tuple(attrs.evolve(c, holds_player=c.name in self.seat_counters, holds_pieces=(
+                c.name in self.piece_counters and c.name not in self.other_counters)) for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
@@ -650,6 +652,8 @@ class Compiler(ExpressionCompiler):
                         self.seat_counters.add(c.name)
                 elif kind in ("str", "label"):
                     self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
+                if kind != "none":
+                    (self.piece_counters if kind in ("piece", "pieces") else self.other_counters).add(c.name)
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
@@ -1381,7 +1385,15 @@ class _Code:
         is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
         if is_seat:
             self.compiler.seat_counters.add(target.name)
-        self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
+        if stmt.op == "=" and value.kind == "none":
+            pass
+        elif stmt.op != "=" or value.kind not in ("piece", "pieces"):
+            self.compiler.other_counters.add(target.name)
+        if stmt.op == "=" and value.kind in ("piece", "pieces"):  # the trace names them where seen
+            self.compiler.piece_counters.add(target.name)
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, True)")
+        else:
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
         self.changed()
 
     def _same_kind(self, name, held, given, node):

@@ -268,8 +268,8 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
 
 def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
     """What the rules hold of a piece dealt again (``taken``: the piece now in its place), in
-    a variable known to hold pieces (``Procedure.piece_slots``) and in the options of the
-    choice pending, becomes the piece dealt to its place: else a bot would play on with the
+    a variable known to hold pieces (``Procedure.piece_slots``), a counter that holds pieces
+    and the options of the choice pending, becomes the piece dealt to its place: else a bot would play on with the
     true card there (a blind pick, a card held in a `let`)."""
     if not taken:
         return
@@ -298,6 +298,9 @@ def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
                 pool, keys, picked, position, low, high = value
                 keys = [(key[0], piece(key[1])) if key[0] == several.HIDDEN else key for key in keys]
                 slots[i] = (pieces(pool), keys, pieces(picked), position, low, high)
+    for index, value in enumerate(copy.counters):
+        if value is not None and copy.counter_place(index)[0].holds_pieces:
+            copy.counters[index] = pieces(value) if value.__class__ is list else piece(value)
     pending = copy.pending
     if pending is not None and pending[0] == "choose":
         spec = pending[1]

@@ -123,6 +123,7 @@ class CounterDef:
     span: Span | None = attrs.field(default=None, eq=False)
     keys: tuple = ()  # `for each KEY in ...`: one value per key, in this order; () for one value
     holds_player: bool = False  # starts as a player or is set to one: the board writes `player N`
+    holds_pieces: bool = False  # starts as pieces or is set to them: shown by name, where the viewer sees them
 
     @property
     def width(self) -> int:

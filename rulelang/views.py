@@ -204,6 +204,23 @@ class Views:
     def _sees(self, zone_index: int, viewer) -> bool:
         return self.sight(zone_index, viewer) == SEE_PIECES
 
+    def pieces_text(self, value, places, viewer) -> str:
+        """A counter's piece, or list of pieces, as ``viewer`` reads it: each by name where the
+        viewer sees it (``places``: the zone where each lay; None: where each lies now), else
+        `a hidden KIND`; a piece's number never shows (it would tell which card it is)."""
+        items = value if value.__class__ is list else [value]
+        if places is None:
+            places = [self.where[p] if p.__class__ is int else None for p in items]
+        names = []
+        for p, place in zip(items, places, strict=False):
+            if p.__class__ is not int:
+                names.append(shown(p))
+            elif viewer == "all" or (place is not None and self.sight(place, viewer) == SEE_PIECES):
+                names.append(self.describe_piece(p))
+            else:
+                names.append(f"a hidden {self.game.kinds[self.pieces.kind[p]].name}")
+        return "[" + ", ".join(names) + "]" if value.__class__ is list else names[0]
+
     def choice_shown(self, chooser: int, seen_in, viewer) -> bool:
         """Whether a choice whose trace event says ``seen_in`` (``State._choice_seen_in``)
         shows to ``viewer``: it reads `(hidden)` otherwise."""
@@ -255,7 +272,10 @@ class Views:
         counters = {}
         for index in range(len(self.counters)):
             if self.sees_counter(index, player):
-                counters[self.counter_name(index)] = self.counters[index]
+                value = self.counters[index]
+                if value is not None and self.counter_place(index)[0].holds_pieces:
+                    value = self.pieces_text(value, None, player)  # named, never by number
+                counters[self.counter_name(index)] = value
         return {
             "current_player": self.current_player(),
             "round": self.round_number,
@@ -487,6 +507,8 @@ class Views:
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"
         elif kind == "set" and not self.sees_counter(payload[0], viewer):
             text = f"{self.counter_name(payload[0])} changes"
+        elif kind == "set" and len(payload) > 3:  # pieces, where they lay
+            text = f"{self.counter_name(payload[0])} = {self.pieces_text(payload[1], payload[3], viewer)}"
         elif kind == "set":
             index, value, is_seat = payload
             # a counter set to a player anywhere holds players: written as the board writes them

@@ -336,3 +336,25 @@ def _no_names(texts: list[str], names: set[str]) -> None:
         pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b")
         leaked = [t for t in texts if pattern.search(t)]
         assert not leaked, f"read {leaked} (unseen: {sorted(names)})"
+
+
+def test_a_counter_holding_a_piece_names_it_only_where_seen():
+    """marked_card.rules: `marked` holds a card of the other player's hidden hand, `row` the
+    cards on the public table. Each seat reads `marked = a hidden chit` for the other's card and
+    its name for its own; `row` by name; never a piece's number."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "marked_card.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(3)
+    while not state.is_terminal():
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE
+                           else rng.choice(state.legal_actions()))
+    for seat in (0, 1):
+        lines = [line for line in state.event_lines(0, seat) if line.startswith(("marked =", "row ="))]
+        marks = [line.split("  [")[0] for line in lines if line.startswith("marked")]
+        # turns 1 and 3: seat 1 marks seat 2's card; turns 2 and 4 the other way round
+        assert [m == "marked = a hidden chit" for m in marks] == [seat == 0, seat == 1] * 2
+        assert all(re.fullmatch(r"marked = chit \d|row = \[chit \d, chit \d\]", line.split("  [")[0])
+                   for line in lines if "hidden" not in line)
+        held = [line for line in seat_view(state, seat).observation_string().splitlines()
+                if line.startswith(("marked =", "row ="))]
+        assert len(held) == 2 and not any(re.search(r"= \[?\d", line) for line in held), held
