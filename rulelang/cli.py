@@ -492,8 +492,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Explain a diagnostic code, a rule (or other name) of a game, or list a game's contents."""
     explain.import_all_codes()
     topic = args.topic
-    if topic and not args.file and topic.endswith(".rules"):  # `explain FILE`: the game's contents
-        args.file, topic = topic, None
+    if topic and not args.file and topic.endswith(".rules"):  # `explain FILE [NAME]`
+        args.file, topic = topic, args.name
+    elif args.name is not None:
+        err(f"error: `explain` takes one topic; `{args.name}` is a second")
+        err(f"  = help: a name in a game: `rulelang explain FILE.rules {args.name}` or "
+            f"`rulelang explain {args.name} --file FILE.rules`")
+        return EXIT_USAGE
     try:
         if topic and (CODE_PATTERN.match(topic) or not args.file):
             print(explain.explain_code(topic))
@@ -887,9 +892,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(handler=cmd_replay)
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
-                             description="`explain E101` explains a code; `explain RULE --file F` "
-                             "shows a rule; `explain --file F` (or `explain F.rules`) lists the game's contents.")
-    explain_.add_argument("topic", nargs="?", metavar="CODE|RULE")
+                             description="`explain E101` explains a code; `explain F.rules RULE` (or "
+                             "`explain RULE --file F`) shows a rule or another name of a game; `explain F.rules` "
+                             "(or `explain --file F`) lists the game's contents.")
+    explain_.add_argument("topic", nargs="?", metavar="CODE|RULE|FILE")
+    explain_.add_argument("name", nargs="?", metavar="NAME", help="with FILE first: a name in that game")
     explain_.add_argument("--file", metavar="FILE", help="the rules file the rule is in")
     explain_.set_defaults(handler=cmd_explain)
 

@@ -222,6 +222,16 @@ def test_explain_rule_of_a_file(capsys):
     assert "choose symbol from new_symbols" in out
 
 
+def test_explain_a_name_after_the_file(capsys):
+    """`explain FILE NAME`, the order a designer types, is `explain NAME --file FILE`."""
+    assert cli.main(["explain", "set_aside", "--file", PICKOMINO]) == 0
+    expected = capsys.readouterr().out
+    assert cli.main(["explain", PICKOMINO, "set_aside"]) == 0
+    assert capsys.readouterr().out == expected
+    assert cli.main(["explain", "set_aside", "take_tile"]) == 2
+    assert "explain FILE.rules take_tile" in capsys.readouterr().err
+
+
 def test_explain_unknown_rule_suggests(capsys):
     assert cli.main(["explain", "take_tyle", "--file", PICKOMINO]) == 1
     assert "did you mean `take_tile`" in capsys.readouterr().err
