@@ -1249,6 +1249,8 @@ class _Code:
         pieces = self.compiler.pieces_of(what)
         if what.kind == "any":  # a number may stand for a piece anywhere: rulelang.faces
             pieces = self.compiler.any_piece(pieces)
+        if what.kind == "pieces" and not what.safe:  # a group not chosen (`otherwise` ran) is none: nothing moves
+            pieces = f"{pieces} or ()"
         self.line(f"{moved} = list({pieces})")
         self.line(f"if {moved}: st.move({moved}, {self.compiler.as_destination(to.code)}, "
                   f"{stmt.place == 'bottom'}, {self.rule})")
