@@ -489,7 +489,40 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
     if label:
         return Diagnostic("E001", f"unexpected {shown}", source.span(start, end), help=label)
     return Diagnostic("E001", f"unexpected {shown}; expected {_expected_words(expected)}", source.span(start, end),
-                      help=_misspelt_keyword(text, start))
+                      help=_misspelt_keyword(text, start) or _word_help(text, start, end, token, expected))
+
+
+_ZONE_SIGHTS = "`public`, `hidden`, `owner only`, `top only` or `secret`"
+_COUNTER_SIGHTS = "`public`, `hidden` or `owner only`"
+
+
+def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]) -> str | None:
+    """Help for a word where the grammar wants a keyword: a visibility mistyped or not
+    allowed there (`hiden`, `secret` on a counter, two of them), `owner-only`, or a word close
+    to one the grammar accepts there."""
+    words = {m.group(1) for t in expected if (m := re.fullmatch(r"`([a-z_]+)`", _describe_terminal(t)))}
+    line_start = text.rfind("\n", 0, start) + 1
+    line = text[line_start:start]
+    word = text[start:end]
+    if {"public", "hidden", "owner"} <= words:  # where a visibility goes
+        zone = "secret" in words
+        sights = _ZONE_SIGHTS if zone else _COUNTER_SIGHTS
+        if word == "secret":
+            return f"a counter is {sights}; `secret` is for zones (a counter only its owner sees is `owner only`)"
+        if word in ("top", "only"):
+            return f"a counter is {sights}; `top only` is for zones"
+        close = did_you_mean(word.lower().replace("_", " ").replace("-", " "),
+                             ["public", "hidden", "owner only", "top only", "secret"] if zone else
+                             ["public", "hidden", "owner only"])
+        return f"{close} (a {'zone' if zone else 'counter'} is {sights})" if close else \
+            f"a {'zone' if zone else 'counter'} is {sights}"
+    if words == {"only"}:
+        return "write it as two words: `owner only`, `top only`"
+    if token.value == "," and re.match(r"\s*counter\b", line):
+        return f"a counter has one visibility: {_COUNTER_SIGHTS}"
+    if token.type == "NAME" or re.fullmatch(r"[A-Za-z_]\w*", word):
+        return did_you_mean(word, sorted(words)) if words else None
+    return None
 
 
 # The words a statement starts with, for a misspelt one (`rol cup`, `chose c from ...`).
