@@ -324,6 +324,9 @@ class Views:
             return None
         if kind == "piece":
             return self.describe_piece(value)
+        if kind in ("zone", "zones", "zonelist"):  # the pieces in it (a zone's number means nothing)
+            value = [p for zone in ([value] if kind == "zone" else value) for p in self.zones[zone]]
+            kind = "pieces"
         if kind == "pieces":
             return self.describe_group(list(value)) if value else "nothing"
         if kind == "player":

@@ -177,6 +177,8 @@ show held per player: count(hand of player)
 show hand_sum per player: sum(hand of player, number)
 show secret_sum: sum(bag, number)
 show empty_top: first(bag where number > 99).number + 1
+show my_hand per player: hand of player
+show every_hand: hand of players
 '''
 
 
@@ -197,6 +199,9 @@ def test_show_puts_values_on_the_board_with_the_sight_of_a_score(tmp_path):
     assert shared["empty_top"] in ("?", "—")     # hidden, or nothing to work out
     assert [r["held"] for r in rows] == [2, 2]   # how many: everyone sees that
     assert rows[0]["hand_sum"] != "?" and rows[1]["hand_sum"] == "?"   # only your own hand
+    mine = state.zones[state.zone_index("hand", 0)]
+    assert rows[0]["my_hand"] == state.describe_group(mine) and rows[1]["my_hand"] == "?"  # a zone: its pieces
+    assert shared["every_hand"] == "?"
     referee, referee_rows = state.shown_values("all")
     assert referee["secret_sum"] == sum(number[p] for p in state.zones[state.zone_index("bag")])
     assert referee["empty_top"] == "—"
