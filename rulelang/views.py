@@ -273,8 +273,12 @@ class Views:
         for index in range(len(self.counters)):
             if self.sees_counter(index, player):
                 value = self.counters[index]
-                if value is not None and self.counter_place(index)[0].holds_pieces:
-                    value = self.pieces_text(value, None, player)  # named, never by number
+                if value is not None:
+                    counter = self.counter_place(index)[0]
+                    if counter.holds_pieces:
+                        value = self.pieces_text(value, None, player)  # named, never by number
+                    elif counter.holds_player and value.__class__ is int:
+                        value = f"player {value + 1}"  # as the trace and the board write it
                 counters[self.counter_name(index)] = value
         return {
             "current_player": self.current_player(),

@@ -256,3 +256,19 @@ winner:
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0])
     assert len(state.zones[state.zone_index("table")]) == 3
+
+
+def test_a_counter_holding_a_player_reads_as_the_player_in_every_view():
+    """summit.rules sets `claimed[c] = player`: the observation (and so `replay --as`) writes
+    `player N`, as the trace and the board do, never the seat's number."""
+    state = rulelang.load(HERE / "language" / "summit.rules").new_initial_state(2)
+    rng = random.Random(1)
+    def claimed() -> list[str]:
+        return [line for line in state.observation_string(1).splitlines() if line.startswith("claimed[")]
+
+    while not state.is_terminal() and all(line.endswith("= none") for line in claimed()):
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE
+                           else rng.choice(state.legal_actions()))
+    lines = claimed()
+    assert any(line.endswith("= player 1") or line.endswith("= player 2") for line in lines), lines
+    assert all(line.endswith(("= none", "= player 1", "= player 2")) for line in lines), lines
