@@ -658,14 +658,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             err(printable(f"error: {replay.mismatch}"))
             return EXIT_ERRORS
         state = replay.state
-    # A deal at the start (draws, shuffles) is not the turn's play: one deal, from the seed.
+    # A deal at the start (draws, shuffles; any roll of the set-up, before the first round or
+    # turn) is not the turn's play: one deal, from the seed.
     deal_seed = 0 if args.seed is None else args.seed
     dealer, dealt = random.Random(deal_seed), 0
-    while not state.is_terminal() and state.current_player() == CHANCE and state.prompt() in ("draw", "shuffle"):
+    while not state.is_terminal() and state.current_player() == CHANCE and (
+            state.prompt() in ("draw", "shuffle") or state.round_number == state.turn_number == 0):
         state.apply_action(state.sample_chance(dealer))
         dealt += 1
     if dealt == 0 and args.seed is not None:
-        raise UsageError("--seed deals the draws and shuffles at the start, and this start has none")
+        raise UsageError("--seed deals the draws, shuffles and set-up rolls at the start, and this start has none")
     progress = _AnalysisProgress() if sys.stderr.isatty() and args.format == "text" else None
     try:
         if objective is None:
@@ -706,8 +708,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     print(printable(f"{game.name}, {players} players: player {result.seat + 1}'s turn, from {where}"))
     print(printable(f"objective: {objective.text}"))
     if dealt:
-        print(f"the deal at the start ({dealt} draws and shuffles) was dealt with seed {deal_seed}; "
-              "`--seed N` deals another")
+        print(f"the deal at the start ({dealt} draws, shuffles and set-up rolls) was dealt with seed "
+              f"{deal_seed}; `--seed N` deals another")
     print(f"value of best play: {number(result.value)}")
     if result.sees_hidden:
         print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden))))
@@ -956,7 +958,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze_.add_argument("--log", metavar="LOG", help="analyse from a state of this game log")
     analyze_.add_argument("--at", type=int, metavar="N", help="with --log: the state after N steps (default: the end)")
     analyze_.add_argument("--seed", type=int, metavar="N", help="deal the draws and shuffles at the start (a deal "
-                          "of cards before the turn) with this seed (default 0); the rest is analysed")
+                          "of cards before the turn), and the set-up's rolls, with this seed (default 0); the rest "
+                          "is analysed")
     analyze_.add_argument("--objective", metavar="gain|success|EXPR", help="what the turn is worth (default: gain)")
     analyze_.add_argument("--exact", action="store_true", help="exact fractions instead of floats")
     analyze_.add_argument("--top", type=int, default=20, metavar="N", help="situations listed per decision in the policy (default 20)")

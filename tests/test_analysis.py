@@ -238,3 +238,34 @@ def test_solver_plays_best_and_does_not_peek():
         state.apply_action(((face,),))
         chosen.add(make_agent("solver", 7, budget=300).choose(seat_view(state)))
     assert len(chosen) == 1
+
+
+SETUP_ROLL = """game "Setup roll":
+    players 2 to 2
+    at most 2 turns
+die d6:
+    faces 1 to 6
+zone cup: shared pool, public
+counter points: per player = 0
+setup:
+    rule the_die:
+        create 1 d6 in cup
+        roll cup
+turn:
+    rule keep_or_take:
+        choose:
+            "take the face": points of player += first(cup).value
+            "take three": points of player += 3
+        end game
+winner:
+    rule most: most points of player
+"""
+
+
+def test_a_roll_of_the_set_up_is_dealt_and_the_first_turn_analysed(tmp_path):
+    path = tmp_path / "setup_roll.rules"
+    path.write_text(SETUP_ROLL)
+    code, out, _ = run_cli("analyze", str(path), "--seed", "1", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["dealt"] == {"steps": 1, "seed": 1} and report["at"] == "round 1, turn 1"
+    assert report["policy"] and report["value"] >= 3  # the first turn's choice, on the face dealt
