@@ -258,6 +258,21 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
                                  help="for every player, write `for each p in players:` and use `p`")
 
 
+@check("W415", "shared-owner-only-zone")
+def shared_owner_only_zone(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A shared zone that is `owner only`. Nobody owns a shared zone, so every player sees only
+    how many pieces it holds, as for a `hidden` zone: write `hidden` to say so, or make the
+    zone `per player` for a zone only its owner sees. (A shared counter cannot be `owner
+    only` at all: error E303.)"""
+    for item in tree.items:
+        if isinstance(item, n.ZoneDecl) and item.visibility == "owner only" and not item.per_player \
+                and item.per_piece is None:
+            yield Diagnostic("W415", f"zone `{item.name}` is shared, so nobody owns it: `owner only` shows every "
+                             "player only how many pieces it holds", item.span,
+                             help=f"write `hidden` for that, or `zone {item.name}: per player ..., owner only` for a "
+                             "zone each player sees alone")
+
+
 @check("W414", "endless-loop")
 def endless_loop(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A `repeat:` (or a `while` whose condition nothing in it can change: `while true:`, or a
@@ -566,7 +581,7 @@ def _is_int(value) -> bool:
 
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
-               stop_can_only_fail, player_outside_a_turn, endless_loop)
+               stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
