@@ -72,6 +72,17 @@ changed at a key it does not have: `climbed[13] of player`. The help line lists 
 worked out while playing (`climbed[c] of player`) is checked when it is used: a fault (R503)
 naming the rule.
 """)
+register("W416", "menu-shows-hidden", """
+A choice's menu is worked out from what its chooser may not see: options computed from another
+player's hidden pieces or counters (`choose n from (hand of first(others)).number`), a condition
+that reads them (`choose c from hand of first(others) where number > 5`: a blind pick, but how
+many options it has tells how many cards pass), a label, or a parameter (`then choose`) worked
+out from them. The menu shows the chooser its options, their number and their order, as a
+player at the table would be told them, so it tells what the rules meant to hide. Make it a
+blind pick of the pieces themselves, without a condition on what the chooser cannot see, or
+work the options out from what the chooser sees. (The current player is taken to see their
+own things; a chooser named by `by` only what everyone sees.)
+""")
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
@@ -156,6 +167,7 @@ class Compiler(ExpressionCompiler):
         self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
+        self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
@@ -1700,6 +1712,7 @@ class _Code:
         then = None
         if stmt.then is not None:
             then, describe, to_json = self._then_choose(stmt, scope, describe, to_json, element == "piece")
+        self._menu_warning(stmt, element in ("piece", "pieces"), then is not None and then.of_pieces)
         spec = {
             "options": self.compiler.function(options), "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
@@ -1715,6 +1728,21 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
             self.place(after)
+
+    def _menu_warning(self, stmt, of_pieces: bool, then_of_pieces: bool) -> None:
+        """W416 where the menu of a choice shows what its chooser may not see (once per choice)."""
+        what = self.compiler.hidden_values.menu_reveals(stmt, of_pieces, then_of_pieces)
+        if what is None or id(stmt) in self.compiler.menus_warned:
+            return
+        self.compiler.menus_warned.add(id(stmt))
+        shows = {"options": "how many options it has" if of_pieces else "its options",
+                 "condition": "which options its condition keeps", "label": "its labels",
+                 "parameter": "the options of its parameter"}[what]
+        self.error("W416", f"this choice's menu shows its chooser {shows}, worked out from what the chooser may "
+                   "not see", {"options": stmt.options, "condition": stmt.where, "label": stmt.label,
+                               "parameter": stmt.then}[what] or stmt,
+                   help="make it a blind pick of the pieces themselves, with no condition on what the chooser "
+                   "cannot see, or work the options out from what the chooser sees")
 
     def _label(self, node, scope, slot):
         """`labelled EXPR`: an option's label, worked out in the choosing frame with the option

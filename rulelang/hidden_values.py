@@ -51,6 +51,13 @@ class HiddenValues:
         self._defines: dict[tuple, Value] = {}
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
+        # id(Choose node) -> the levels of its options' items, of how many they are, of its
+        # condition, of its label and of its parameter (`then choose`), the worst over every way it is reached (``menu_reveals``)
+        self.menus: dict[int, tuple[int, ...]] = {}
+        # While a menu is read (``_menu``): its `by`; which zone a menu reads counts as known
+        # (the levels of variables are the worst over the procedure: a lint must not guess)
+        self._chooser: n.Node | None = None
+        self._in_menu = False
         try:
             self._solve()
         except RecursionError:  # nested too deeply (E304 elsewhere): every choice private
@@ -59,6 +66,25 @@ class HiddenValues:
     # ------------------------------------------------------------------ results
     def choice_private(self, stmt: n.Choose) -> bool:
         return self.choices.get(id(stmt), True)
+
+    def menu_reveals(self, stmt: n.Choose, of_pieces: bool, then_of_pieces: bool = False) -> str | None:
+        """What the menu of a choice shows its chooser that the chooser may not see (for
+        W416): "options", "condition", "label" or "parameter", or None. The chooser sees their own
+        things (level OWN: the current player's, and those of the player `by` names, written the
+        same way, `hand of p ... by p`). A choice among pieces hides the pieces the chooser does not see (a blind pick), but not
+        how many there are, nor which of them a condition keeps."""
+        found = self.menus.get(id(stmt))
+        if found is None:
+            return None
+        threshold = PRIVATE
+        items, count, condition, label, then_items, then_count = found
+        options = count if of_pieces else items
+        parameter = then_count if then_of_pieces else then_items
+        for what, level in (("options", options), ("condition", condition), ("label", label),
+                            ("parameter", parameter)):
+            if level >= threshold:
+                return what
+        return None
 
     def criterion(self, node: n.Node) -> str:
         """Who sees a winner criterion's value in a player's row: "all", "owner" (that row's
@@ -93,7 +119,8 @@ class HiddenValues:
     def _x_Name(self, node, env, element):
         name, c = node.id, self.c
         if env is not None and name in env:
-            return env[name]
+            found = env[name]  # (a menu's: only what it reads itself, ``_menu``)
+            return Value(PUBLIC, PUBLIC, found.me) if self._in_menu else found
         if element is not None and (name == "it" or name in c.attributes):
             return element if name == "it" else _level(element.level)
         if name == "player":
@@ -111,7 +138,7 @@ class HiddenValues:
         return _WORST
 
     def _define(self, decl: n.DefineDecl, args: tuple[Value, ...]) -> Value:
-        key = (decl.name, args)
+        key = (decl.name, args, self._in_menu, self._chooser)  # (a menu's reading differs: ``_menu``)
         if key in self._defines:
             return self._defines[key]
         if key in self._expanding or len(args) != len(decl.params or ()):
@@ -125,7 +152,7 @@ class HiddenValues:
         return value
 
     def _zone(self, decl: n.ZoneDecl, owner: Value | None) -> Value:
-        base = owner.level if owner is not None else PUBLIC  # which zone it is
+        base = owner.level if owner is not None and not self._in_menu else PUBLIC  # which zone it is
         mine = OWN if owner is not None and owner.me and decl.per_player else PRIVATE
         count, items = {"public": (PUBLIC, PUBLIC), "top only": (PUBLIC, PUBLIC), "hidden": (PUBLIC, PRIVATE),
                         "owner only": (PUBLIC, mine), "secret": (mine, mine)}.get(decl.visibility, (PRIVATE, PRIVATE))
@@ -139,7 +166,8 @@ class HiddenValues:
         if not isinstance(left, n.Name):
             return _WORST
         owner = self.expr(node.right, env, element)
-        owner = Value(max(owner.level, key), max(owner.level, key), owner.me)
+        me = owner.me or (self._chooser is not None and node.right == self._chooser)  # (a menu's, ``_menu``)
+        owner = Value(max(owner.level, key), max(owner.level, key), me)
         name = left.id
         if name in c.zones:
             return self._zone(c.zones[name], owner)
@@ -292,6 +320,28 @@ class HiddenValues:
         for stmt in body:
             self._stmt(stmt, env, pc)
 
+    def _menu(self, stmt: n.Choose, env: dict) -> tuple[int, ...]:
+        """The levels of what a choice's menu shows, seen by its chooser: its options' items,
+        how many they are, its condition, its label, its parameter's options' items and how
+        many. The chooser's own things (`hand of p` chosen `by p`) count as the current
+        player's do (OWN). Only what the menu reads itself counts: a variable is taken as seen
+        (its level is the worst over the whole procedure, too coarse for a warning)."""
+        self._chooser, self._in_menu = stmt.chooser, True
+        try:
+            options = self.expr(stmt.options, env, None)
+            where = self.expr(stmt.where, env, _level(options.level)).level if stmt.where is not None else PUBLIC
+            label = self.expr(stmt.label, env, _level(options.level)).level if stmt.label is not None else PUBLIC
+            items = count = PUBLIC  # the parameter's
+            if stmt.then is not None:
+                second = self.expr(stmt.then.options, env, None)
+                items, count = second.items, second.count
+                if stmt.then.where is not None:
+                    condition = self.expr(stmt.then.where, env, _level(second.level)).level
+                    items, count = max(items, condition), max(count, condition)
+            return options.items, options.count, where, label, items, count
+        finally:
+            self._chooser, self._in_menu = None, False
+
     def _stmt(self, stmt: n.Node, env: dict, pc: int) -> None:
         if isinstance(stmt, n.Rule):
             self._block(stmt.body, env, pc)
@@ -331,6 +381,9 @@ class HiddenValues:
             if stmt.label is not None:  # a label read from what some seat cannot see is as private
                 level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
             self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
+            shown = self._menu(stmt, env)
+            before = self.menus.get(id(stmt), (PUBLIC,) * 6)
+            self.menus[id(stmt)] = tuple(max(a, b) for a, b in zip(before, shown, strict=True))
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, max(pc, level))
         elif isinstance(stmt, n.ChooseBranch):

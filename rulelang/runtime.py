@@ -531,6 +531,9 @@ class State(Board, Machine, Views):
         chooser); -1, the chooser only (options computed from what not every seat sees); or a
         tuple of those, all of which must hold (a choice with a parameter)."""
         if spec.then is None:
+            if spec.element == "pieces" and value:  # a group (`subsets`): every piece's zone
+                seen = tuple(dict.fromkeys(self._piece_seen_in(p) for p in value if p.__class__ is int))
+                return seen + (-1,) if spec.private else seen
             if not spec.of_pieces:
                 return -1 if spec.private else None
             return None if value is None else self._piece_seen_in(value)  # None: `done`, of several

@@ -72,6 +72,14 @@ class Views:
                 hidden_text = self._hidden_piece_text(options[action], action + 1, viewer)
                 if hidden_text is not None:
                     return f"{spec.prompt}: {hidden_text}"
+            elif spec.element == "pieces" and spec.labelled is False and options[action]:
+                group = options[action]
+                if any(self.sight(self.where[p], viewer) != SEE_PIECES for p in group if p.__class__ is int):
+                    # each piece by its place among those the groups offer
+                    places = list(dict.fromkeys(p for option in options for p in option or ()))
+                    return f"{spec.prompt}: " + " + ".join(
+                        self._hidden_piece_text(p, places.index(p) + 1, viewer) or self.describe_piece(p)
+                        for p in group)
         if self.pending[0] == "shuffle":
             zone = self.pending[2][0]
             if viewer != "all" and (self.sight(zone, viewer) != SEE_PIECES

@@ -303,7 +303,8 @@ def test_a_redeal_carries_the_options_of_a_blind_pick():
 def test_a_blind_pick_names_no_hidden_card_to_its_chooser():
     """blind_then.rules: the menu (a bot's labels), the pieces picked so far and the chooser's
     trace (and so its information state) never name a card the chooser does not see, whether
-    it is picked alone, as either part of a choice with a parameter, or as one of several."""
+    it is picked alone, as either part of a choice with a parameter, as one of several, or in a
+    group of `subsets`."""
     game = rulelang.load(ROOT / "tests" / "hidden_games" / "blind_then.rules")
     rng = random.Random(4)
     checked = 0
