@@ -182,7 +182,8 @@ def confine_log_rules(named: str, folder: Path) -> Path:
     if not named.endswith(".rules"):
         raise FileRefused("E109", f"`{named}` is not a `.rules` file", help="give the rules with `--rules FILE`")
     if not os.path.isabs(named) and "\0" not in named and inside(folder / named, Path.cwd()):
-        found = folder / named
+        # named from the working folder, as it is there (`nothanks.rules`, not `logs/../nothanks.rules`)
+        found = Path(os.path.relpath((folder / named).resolve(), Path.cwd()))
     else:
         try:
             found = confine(named, folder, folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -684,3 +685,16 @@ def test_a_variant_log_kept_elsewhere_replays_from_the_rules_folder(tmp_path, ca
     assert cli.main(["analyze", "--log", str(log), "--at", str(few_dice), "--top", "1"]) == 0
     err = capsys.readouterr().err
     assert "E109" not in err and "has changed" not in err
+
+
+def test_replay_names_the_rules_from_the_working_folder(tmp_path, monkeypatch, capsys):
+    """A log in logs/ records `../game.rules`; its replay names the file as it is from the
+    working folder, `game.rules:LINE`, not `logs/../game.rules:LINE`."""
+    shutil.copy(ROOT / "examples" / "pig.rules", tmp_path / "pig.rules")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "pig.rules", "--seats", "random,random", "--seed", "2", "--fast"]) == 0
+    log = next((tmp_path / "logs").glob("pig-*.jsonl"))
+    capsys.readouterr()
+    assert cli.main(["replay", str(log.relative_to(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "pig.rules:" in out and "../" not in out
