@@ -405,6 +405,8 @@ class Views:
                     continue
                 if carried_zone.visibility == "public" or viewer == "all":
                     what = self.describe_group(self.zones[carried])
+                elif carried_zone.visibility == "top only":  # as a `top only` zone shows: how many, the top
+                    what = f"{len(self.zones[carried])}, top {self.describe_piece(self.zones[carried][-1])}"
                 else:
                     what = f"{len(self.zones[carried])} hidden"
                 text += f" [{carried_zone.name}: {what}]"
