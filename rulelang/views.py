@@ -4,6 +4,8 @@ observations and information states, actions and events as text. A mixin of
 
 from __future__ import annotations
 
+import itertools
+
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import RuntimeFault
@@ -264,6 +266,8 @@ class Views:
                 if pieces:  # all such zones of a kind as one: which holds what would tell them apart
                     unnamed.setdefault(name, []).extend(pieces)
                 continue
+            if name in zones:  # zones carried by identical pieces (`count 2`): one entry each
+                name = next(f"{name} ({k})" for k in itertools.count(2) if f"{name} ({k})" not in zones)
             if zone.visibility == "top only" and player != "all":
                 zones[name] = {"count": len(pieces), "top": self._shown(pieces[-1], zone, player) if pieces else None}
             elif sight == SEE_PIECES:

@@ -642,3 +642,41 @@ def test_a_carried_zone_names_its_carrier_only_to_who_sees_it():
     ]
     assert "tag of gem 5" not in state.information_state_string(1)
     assert "tag of gem 5: mark" in state.observation_string("all")
+
+
+TOP_ONLY_CARRIED = """game "Stacks":
+    players 2 to 2
+card chit:
+    one for each number in 1 to 6
+token spot:
+    count 2
+zone deck: shared pile, hidden
+zone spots: shared row, public
+zone pile: per spot stack, top only
+counter points: per player = 0
+setup:
+    rule lay:
+        create chit in deck
+        create spot in spots
+        for each s in spots:
+            draw 2 from deck to pile of s
+turn:
+    rule t: points of player += 1
+end:
+    rule e: game ends when turn_number >= 2
+winner:
+    rule w: most points of player
+"""
+
+
+def test_a_top_only_zone_a_piece_carries_shows_its_count_and_top(tmp_path):
+    path = tmp_path / "stacks.rules"
+    path.write_text(TOP_ONLY_CARRIED)
+    state = rulelang.load(path).new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == rulelang.CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    seen, referee = state.observation(None)["zones"], state.observation("all")["zones"]
+    tops = [referee[name][-1] for name in ("pile of spot", "pile of spot (2)")]  # two identical spots: two entries
+    assert seen["spots"] == [f"spot [pile: 2, top {top}]" for top in tops]
+    assert [seen[name] for name in ("pile of spot", "pile of spot (2)")] == [{"count": 2, "top": top} for top in tops]
