@@ -5,7 +5,6 @@ observations and information states, actions and events as text. A mixin of
 from __future__ import annotations
 
 import itertools
-
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import RuntimeFault
