@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import knowledge
-from .codegen import _ONLY_INT, _freeze, _items
+from .codegen import _ONLY_INT, _freeze, _items, piece_key
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import _code_of, _kind_of, _value_text, describe_error
 
@@ -111,17 +111,27 @@ class Machine:
         raise RuntimeFault(self._diagnostic(
             "R503", f"`by` names {shown}, which is not a player of this game"))
 
-    def _check_labels(self, spec, options) -> None:
+    def _check_labels(self, spec, options) -> list:
         """Options are told apart by their labels (on the screen, in logs and scenarios): two
-        options with one label are a fault."""
+        options with one label are a fault, unless they are identical pieces (`count 2`, two
+        alike rows of a table), of which the first is offered; returns the options offered."""
         seen: dict[str, Any] = {}
-        for option in options:
+        kept = None
+        for i, option in enumerate(options):
             text = spec.describe(self, option)
             if text in seen:
+                first = seen[text]
+                if spec.element == "piece" and option.__class__ is int and first.__class__ is int \
+                        and piece_key(self, option) == piece_key(self, first):
+                    kept = options[:i] if kept is None else kept
+                    continue
                 raise RuntimeFault(self._diagnostic("R503", f"`{spec.prompt}` has two options labelled "
-                                                    f"`{text}`: {self._option_text(spec, seen[text])} and "
+                                                    f"`{text}`: {self._option_text(spec, first)} and "
                                                     f"{self._option_text(spec, option)}"))
             seen[text] = option
+            if kept is not None:
+                kept.append(option)
+        return options if kept is None else kept
 
     def _option_text(self, spec, option) -> str:
         """An option in a fault's message: pieces by what they are, never by their ids."""
@@ -249,7 +259,7 @@ class Machine:
                             self.events.append((rule, "otherwise", a.prompt))
                         continue
                     if a.labelled:
-                        self._check_labels(a, options)
+                        options = self._check_labels(a, options)
                     chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                     self.pending = ("choose", a, options, chooser)
                     return

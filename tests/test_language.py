@@ -272,3 +272,34 @@ def test_a_counter_holding_a_player_reads_as_the_player_in_every_view():
     lines = claimed()
     assert any(line.endswith("= player 1") or line.endswith("= player 2") for line in lines), lines
     assert all(line.endswith(("= none", "= player 1", "= player 2")) for line in lines), lines
+
+
+LABELLED_ALIKE = """game "Alike":
+    players 2 to 2
+token chip:
+    count 3
+token gem:
+    count 1
+zone bank: shared pile, public
+zone purse: per player pile, public
+setup:
+    rule fill:
+        create chip in bank
+        create gem in bank
+turn:
+    rule take:
+        choose c from bank as "take" labelled text("a ", c.kind)
+        move c to purse of player
+end:
+    rule e: game ends when turn_number >= 2
+winner:
+    rule w: most count(purse of player)
+"""
+
+
+def test_a_labelled_choice_offers_identical_pieces_once(tmp_path):
+    """Three identical chips share the label `a chip`: one option for them, not fault R503."""
+    path = tmp_path / "alike.rules"
+    path.write_text(LABELLED_ALIKE)
+    state = rulelang.load(path).new_initial_state(2)
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["take: a chip", "take: a gem"]
