@@ -860,6 +860,12 @@ class ExpressionCompiler:
             return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
         return self.as_list(e)
 
+    def _valueless(self) -> bool:
+        """Whether no piece of the game ever has a `value`: no dice, and no kind declaring it."""
+        kinds = getattr(self, "kind_defs", None)
+        return bool(kinds) and not any(k.category == "die" or any(piece[1] is not None for piece in k.pieces)
+                                       for _, k in kinds.values())
+
     def collection_code(self, node, scope, slots, what: str | None = None) -> tuple[str, str]:
         """Source of the items of a collection, and their collection type; with ``what`` (the
         statement, for the message), a number, a string or true/false there is E201."""
@@ -1693,6 +1699,11 @@ class ExpressionCompiler:
         else:
             per_item = e
         generator = f"for {e} in _items(st, {items})"
+        if len(args) == 1 and element == "piece" and name in ("sum", "max", "min") and self._valueless():
+            self.error("W417", f"`{name}` of pieces reads each piece's `value`, and no piece of this game has one "
+                       f"(only dice, and kinds that declare `value`): it is always {0 if name == 'sum' else 'none'}",
+                       args[0], help=f"name the attribute to {'add' if name == 'sum' else 'rank by'}: "
+                       f"`{name}(..., number)`")
         if len(args) == 1 and element == "piece" and name in ("sum", "max", "min"):
             # the values the pieces show, gathered without a Python loop
             column = self.attribute_code("value", "")[:-2]

@@ -83,6 +83,12 @@ blind pick of the pieces themselves, without a condition on what the chooser can
 work the options out from what the chooser sees. (The current player is taken to see their
 own things; a chooser named by `by` only what everyone sees.)
 """)
+register("W417", "no-value", """
+`sum`, `max` or `min` of pieces with no attribute named reads each piece's `value`: the face
+value a die shows, or an attribute a kind declares as `value`. In a game with no dice and no
+kind that declares `value`, no piece has one, so `sum(hand)` is always 0 and `max(hand)` none.
+Name the attribute: `sum(hand, number)`, `max(hand of player, points)`.
+""")
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
