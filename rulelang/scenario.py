@@ -18,6 +18,8 @@ decisions, and checks the position along the way and at the end::
     events:
         roll 4 4 4 4 star star star star
         not: to discard
+    events as player 2:
+        roll 4 4 4 4 star star star star
 
 The format (header lines ``HEADERS``, sections ``SECTIONS``, steps ``STEP_KINDS``, and how a
 pattern matches an action) is documented for designers in docs/language.md, Part 6; a test
@@ -90,6 +92,8 @@ class Scenario:
     expects: tuple[tuple[int, str], ...]    # (line, condition)
     events: tuple[tuple[int, str], ...]     # (line, substring or "not: substring")
     lines: tuple[str, ...]
+    # `events as player 2:`, `events as spectator:`: (the viewer, its lines as ``events``)
+    viewed_events: tuple[tuple[Any, tuple[tuple[int, str], ...]], ...] = ()
 
 
 @attrs.define
@@ -130,6 +134,8 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     steps: list[Step] = []
     expects: list[tuple[int, str]] = []
     events: list[tuple[int, str]] = []
+    viewed: dict[Any, list[tuple[int, str]]] = {}  # `events as VIEWER:` sections
+    viewer: Any = "all"
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped:
@@ -145,7 +151,18 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
             name, value = name.strip(), value.strip()
             if not colon:
                 raise ScenarioError(path, number, f"expected `key: value` or a section, not `{text}`")
+            if name.startswith("events as "):
+                viewer = _viewer(path, number, name[len("events as "):].strip())
+                if value:
+                    raise ScenarioError(path, number, f"`{name}:` opens a section; put its lines below, indented")
+                if name in seen:
+                    raise ScenarioError(path, number, f"a second `{name}:` section")
+                seen.add(name)
+                section = name
+                viewed[viewer] = []
+                continue
             if name in SECTIONS:
+                viewer = "all"
                 if value:
                     raise ScenarioError(path, number, f"`{name}:` opens a section; put its lines below, indented")
                 if name in seen:
@@ -190,14 +207,26 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         elif section == "expect":
             expects.append((number, _strip_comment(line).strip()))
         else:
-            events.append((number, _strip_comment(line).strip()))
+            (events if viewer == "all" else viewed[viewer]).append((number, _strip_comment(line).strip()))
     if "game" not in header:
         raise ScenarioError(path, None, "no `game:` line naming the rules file")
     return Scenario(
         path=path, title=title, game=header["game"], players=header.get("players"),
         options=header["options"], xfail=header.get("xfail"), seed=header.get("seed"),
         given=(given_header, given_lines[0], given_lines[-1]) if given_lines else None,
-        steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines)
+        steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines,
+        viewed_events=tuple((who, tuple(found)) for who, found in viewed.items()))
+
+
+def _viewer(path: str, number: int, text: str) -> Any:
+    """The viewer of an `events as ...:` section: `player N` (seat N-1) or `spectator`."""
+    found = re.fullmatch(r"player (\d+)", text)
+    if found and int(found[1]) >= 1:
+        return int(found[1]) - 1
+    if text == "spectator":
+        return None
+    raise ScenarioError(path, number, f"`events as {text}:` names no viewer: write `events as player N:` or "
+                        "`events as spectator:`")
 
 
 # Every step a `steps:` line can hold, as it begins (docs/language.md, Part 6, lists each).
@@ -665,16 +694,25 @@ class _Runner:
 
     # -- events
     def check_events(self) -> None:
-        lines = self.state.event_lines()
+        self._check_lines(self.state.event_lines(), self.scenario.events, "")
+        for viewer, events in self.scenario.viewed_events:
+            if viewer is not None and viewer >= self.state.n:
+                self.step = Step(events[0][0] - 1 if events else 0, "event", "", "")
+                self.fail(f"`events as player {viewer + 1}:` names no seat of this {self.state.n}-player game")
+            self._check_lines(self.state.event_lines(0, viewer), events,
+                              " seen by " + ("a spectator" if viewer is None else f"player {viewer + 1}"))
+
+    def _check_lines(self, lines: list[str], events, seen_by: str) -> None:
+        """The ``events`` (line, text) of one section, found in order in ``lines``."""
         position = 0
-        for number, text in self.scenario.events:
+        for number, text in events:
             self.step = Step(number, "event", text, text)
             if text.startswith("not:"):
                 unwanted = text[len("not:"):].strip()
                 words = _words(unwanted)
                 hits = [line for line in lines if re.search(words, line)]
                 if hits:
-                    self.fail(f"no trace line should contain `{unwanted}`, but this one does:\n    {hits[0]}")
+                    self.fail(f"no trace line{seen_by} should contain `{unwanted}`, but this one does:\n    {hits[0]}")
                 continue
             words = _words(text)
             for index in range(position, len(lines)):
@@ -683,7 +721,7 @@ class _Runner:
                     break
             else:
                 earlier = any(re.search(words, line) for line in lines[:position])
-                self.fail(f"no trace line after the previous match contains `{text}`"
+                self.fail(f"no trace line{seen_by} after the previous match contains `{text}`"
                           + (" (it appears earlier: check the order)" if earlier else ""))
 
 

@@ -119,6 +119,27 @@ steps:
     assert not run_scenario(path).passed
 
 
+def test_events_as_a_viewer_name_one(tmp_path: Path) -> None:
+    """`events as player N:` and `events as spectator:` check what that viewer's trace says;
+    anything else after `events as` is an error naming its line, and so is a seat the game
+    does not have."""
+    path = _write(tmp_path, """# bad viewer
+game: GAMES/pickomino.rules
+events as dealer:
+    roll
+""")
+    with pytest.raises(ScenarioError, match=r":3: `events as dealer:` names no viewer"):
+        load_scenario(path)
+    path = _write(tmp_path, """# no such seat
+game: GAMES/pickomino.rules
+players: 2
+events as player 3:
+    roll
+""")
+    result = run_scenario(path)
+    assert not result.passed and "names no seat of this 2-player game" in result.message
+
+
 def test_given_is_compiled_against_the_game(tmp_path: Path) -> None:
     path = _write(tmp_path, """# unknown zone
 game: GAMES/pickomino.rules
