@@ -52,7 +52,8 @@ class HiddenValues:
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
         # id(Choose node) -> the levels of its options' items, of how many they are, of its
-        # condition, of its label and of its parameter (`then choose`), the worst over every way it is reached (``menu_reveals``)
+        # condition, of its label and of its parameter's items and count (`then choose`), the
+        # worst over every way it is reached (``menu_reveals``)
         self.menus: dict[int, tuple[int, ...]] = {}
         # While a menu is read (``_menu``): its `by`; which zone a menu reads counts as known
         # (the levels of variables are the worst over the procedure: a lint must not guess)
@@ -69,20 +70,20 @@ class HiddenValues:
 
     def menu_reveals(self, stmt: n.Choose, of_pieces: bool, then_of_pieces: bool = False) -> str | None:
         """What the menu of a choice shows its chooser that the chooser may not see (for
-        W416): "options", "condition", "label" or "parameter", or None. The chooser sees their own
-        things (level OWN: the current player's, and those of the player `by` names, written the
-        same way, `hand of p ... by p`). A choice among pieces hides the pieces the chooser does not see (a blind pick), but not
-        how many there are, nor which of them a condition keeps."""
+        W416): "options", "condition", "label" or "parameter", or None. The chooser sees their
+        own things (level OWN: the current player's, and those of the player `by` names, written
+        the same way, `hand of p ... by p`). A choice among pieces hides the pieces the chooser
+        does not see (a blind pick), but not how many there are, nor which of them a condition
+        keeps."""
         found = self.menus.get(id(stmt))
         if found is None:
             return None
-        threshold = PRIVATE
         items, count, condition, label, then_items, then_count = found
         options = count if of_pieces else items
         parameter = then_count if then_of_pieces else then_items
         for what, level in (("options", options), ("condition", condition), ("label", label),
                             ("parameter", parameter)):
-            if level >= threshold:
+            if level >= PRIVATE:
                 return what
         return None
 

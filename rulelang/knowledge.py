@@ -269,8 +269,8 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
 def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
     """What the rules hold of a piece dealt again (``taken``: the piece now in its place), in
     a variable known to hold pieces (``Procedure.piece_slots``), a counter that holds pieces
-    and the options of the choice pending, becomes the piece dealt to its place: else a bot would play on with the
-    true card there (a blind pick, a card held in a `let`)."""
+    and the options of the choice pending, becomes the piece dealt to its place: else a bot
+    would play on with the true card there (a blind pick, a card held in a `let`)."""
     if not taken:
         return
     get = taken.get
