@@ -151,24 +151,16 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
             name, value = name.strip(), value.strip()
             if not colon:
                 raise ScenarioError(path, number, f"expected `key: value` or a section, not `{text}`")
-            if name.startswith("events as "):
-                viewer = _viewer(path, number, name[len("events as "):].strip())
+            if name in SECTIONS or name.startswith("events as "):
                 if value:
                     raise ScenarioError(path, number, f"`{name}:` opens a section; put its lines below, indented")
                 if name in seen:
                     raise ScenarioError(path, number, f"a second `{name}:` section")
                 seen.add(name)
                 section = name
-                viewed[viewer] = []
-                continue
-            if name in SECTIONS:
-                viewer = "all"
-                if value:
-                    raise ScenarioError(path, number, f"`{name}:` opens a section; put its lines below, indented")
-                if name in seen:
-                    raise ScenarioError(path, number, f"a second `{name}:` section")
-                seen.add(name)
-                section = name
+                viewer = "all" if name in SECTIONS else _viewer(path, number, name[len("events as "):].strip())
+                if viewer != "all":
+                    viewed[viewer] = []
                 if name == "given":
                     given_header = number
                 continue
