@@ -113,8 +113,9 @@ class Machine:
 
     def _check_labels(self, spec, options) -> list:
         """Options are told apart by their labels (on the screen, in logs and scenarios): two
-        options with one label are a fault, unless they are identical pieces (`count 2`, two
-        alike rows of a table), of which the first is offered; returns the options offered."""
+        options with one label are a fault, unless they are identical pieces (`count 2`; the
+        rows of a table differ by their `row`), of which the first is offered; returns the
+        options offered."""
         seen: dict[str, Any] = {}
         kept = None
         for i, option in enumerate(options):
@@ -149,15 +150,19 @@ class Machine:
         if place is None:
             place = self._fused_place(sys._getframe(1))
         if place is None and self.frames:
-            proc = self.game.procedures[self.frames[-1][0]]
-            pc = min(self.frames[-1][1], len(proc.code) - 1)
-            place = proc.spans[pc], proc.code[pc][3]
+            place = self._instruction_place(self.frames[-1])
         if place is not None:
             span, rule = place
             if rule >= 0:
                 r = self.game.rules[rule]
                 rule_text = f" (in rule `{r.name}`, {r.where()})"
         return Diagnostic(code, message + rule_text, span)
+
+    def _instruction_place(self, frame: list) -> tuple:
+        """The (span, rule) of the instruction ``frame`` is at."""
+        proc = self.game.procedures[frame[0]]
+        pc = min(frame[1], len(proc.code) - 1)
+        return proc.spans[pc], proc.code[pc][3]
 
     def _fused_place(self, frame) -> tuple | None:
         """The (span, rule) of the statement a generated statement function runs, from the
@@ -385,10 +390,7 @@ class Machine:
         """The variables the faulting statement names that are none now, as ``: `t` is
         none``, to say which value was none (a fault's cost only)."""
         proc = self.game.procedures[frame[0]]
-        if place is None:
-            pc = min(frame[1], len(proc.code) - 1)
-            place = proc.spans[pc], proc.code[pc][3]
-        span = place[0]
+        span = (place or self._instruction_place(frame))[0]
         if span is None:
             return ""
         text = _STRINGS_AND_COMMENTS.sub(" ", span.source.text[span.start:span.end])
