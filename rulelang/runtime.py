@@ -215,7 +215,7 @@ def _rows(table) -> list[list]:
 
 def _same_game(a: State, b: State) -> bool:
     """Whether two states hold the same game (pieces, counters, turn): a replay check."""
-    return (a.zones == b.zones and a.counters == b.counters and _rows(a.dynamic) == _rows(b.dynamic)
+    return (_rows(a.zones) == _rows(b.zones) and a.counters == b.counters and _rows(a.dynamic) == _rows(b.dynamic)
             and a.turn_number == b.turn_number and a.round_number == b.round_number
             and a.finished == b.finished and a.player == b.player and a.out == b.out)
 
@@ -562,10 +562,11 @@ class State(Board, Machine, Views):
             own.pop("shadow", None)  # the traced set-up, where a lazy trace starts anyway (None)
         self.__dict__ = {name: value for name, value in own.items()
                          if name not in _RUNNING and value is not getattr(cls, name, _ABSENT)}
-        # No room kept for more actions or pieces; `where` is rebuilt from the zones if asked,
-        # and the faces shown, which nothing changes now, are tuples (a copy gets lists again).
+        # No room kept for more actions; `where` is rebuilt from the zones if asked, and the
+        # zones and the faces shown, which nothing changes now, are tuples (an empty one costs
+        # nothing; a copy gets lists again).
         self.history = self.history[:]
-        self.zones = [zone[:] for zone in self.zones]
+        self.zones = list(map(tuple, self.zones))
         self.dynamic = tuple(map(tuple, self.dynamic))
         del self.where
 
