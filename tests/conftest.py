@@ -26,7 +26,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "ci",
-    max_examples=14,  # the whole suite in about 12 minutes on two slow cores
+    max_examples=14,  # the whole suite in about 7 minutes on two slow cores (a worker each)
     deadline=None,
     derandomize=True,
     database=None,

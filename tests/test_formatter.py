@@ -19,7 +19,10 @@ from rulelang.parser import parse
 from rulelang.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
-ALL_RULES = sorted(p for p in ROOT.rglob("*.rules") if ".git" not in p.parts)
+# The project's own files: not the copies an install or a build leaves in the checkout
+# (CI's .ci-venv, build/), nor anything under a hidden folder.
+ALL_RULES = sorted(p for p in ROOT.rglob("*.rules")
+                   if not any(part.startswith(".") or part == "build" for part in p.relative_to(ROOT).parts))
 
 
 def _parsed(path: Path) -> tuple[str, object] | None:
