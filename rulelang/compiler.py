@@ -137,6 +137,11 @@ real game, raise the limit with `--limit expansion=N`.
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
 
+
+# Attributes every piece has, which the rules read but cannot declare (`face`, `kind`): what each is
+_BUILTIN_ATTRIBUTES = {"face": "the face a die shows (none on other pieces)",
+                       "kind": "the name of its kind (`domino`, `d6`)"}
+
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
 
@@ -262,6 +267,20 @@ class Compiler(ExpressionCompiler):
                     self._collect_table(kind)
             for attr in kind.attrs:
                 self._add_attribute(attr.name)
+            self._check_builtin_attributes(kind)
+
+    def _check_builtin_attributes(self, kind: n.DieDecl | n.PieceDecl) -> None:
+        """E303 for an attribute named like one every piece has and the rules cannot set:
+        `face` (a die's face; none on other pieces) and `kind` (the kind's name). Read, it
+        would give the built-in value, never the one declared."""
+        named = [*getattr(kind, "generators", ()), *kind.attrs,
+                 *(kind.table.columns if getattr(kind, "table", None) is not None else ())]
+        for node in named:
+            if node.name in _BUILTIN_ATTRIBUTES:
+                self.error("E303", f"`{node.name}` is an attribute every piece has already: "
+                           f"{_BUILTIN_ATTRIBUTES[node.name]}", node,
+                           help=f"give this attribute of `{kind.name}` another name, such as "
+                           f"`{'symbol' if node.name == 'face' else 'sort'}`")
 
     def _collect_table(self, kind: n.PieceDecl) -> None:
         """A table's columns become attributes, and each piece gets its `row` unless a column
