@@ -100,6 +100,8 @@ class HiddenValues:
     def expr(self, node: n.Node, env: dict | None, element: Value | None) -> Value:
         """``env``: the variables in reach (None in a define or a criterion: no locals);
         ``element``: the item a `where`, `any`, `count`... condition is testing."""
+        if self._in_menu and self._chooser is not None and node == self._chooser:
+            return Value(PUBLIC, PUBLIC, True)  # the chooser, however it reaches a define: `low(p) ... by p`
         method = getattr(self, "_x_" + type(node).__name__, None)
         if method is None:
             return _WORST
@@ -111,11 +113,21 @@ class HiddenValues:
     _x_EmptyLiteral = _x_Literal
 
     def _x_TupleExpr(self, node, env, element):
-        return _level(max(self.expr(i, env, element).level for i in node.items))
+        return _level(max(self._item(i, env, element).level for i in node.items))
 
     def _x_ListExpr(self, node, env, element):
-        level = max([self.expr(i, env, element).level for i in node.items], default=PUBLIC)
+        level = max([self._item(i, env, element).level for i in node.items], default=PUBLIC)
         return _level(level)  # none is left out of a list: its length depends on its items too
+
+    def _item(self, node, env, element) -> Value:
+        """An item of a list written out. In a menu, a zone there is an option to pick (`choose
+        src from [deck, pile]`): which zone it is shows, not what it holds."""
+        if self._in_menu:
+            if isinstance(node, n.Name) and node.id in self.c.zones and node.id not in (env or ()):
+                return _PUBLIC
+            if isinstance(node, n.Of) and isinstance(node.left, n.Name) and node.left.id in self.c.zones:
+                return _level(self.expr(node.right, env, element).level)
+        return self.expr(node, env, element)
 
     def _x_Name(self, node, env, element):
         name, c = node.id, self.c
