@@ -171,6 +171,80 @@ def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
             _its(item, scopes, defines, found)
 
 
+@check("W418", "shadowed-by-attribute")
+def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A shared counter or zone, an option or a define with the name of a piece attribute, and that name
+    written inside a condition about pieces (`where`, `count(cup, ...)`, `any`...): there it is
+    each item's attribute (when the items are pieces), so the counter cannot be read there.
+    With `counter face`, `count(cup, face == face)` compares each die's face with itself.
+    Rename the counter (`bid_face`), or read it into a variable first: `let f = face`, then
+    `count(cup, face == f)`."""
+    attributes = {"face", "value", "number", "kind"}
+    declared: dict[str, tuple[str, n.Node]] = {}
+    local: set[str] = set()
+    for item in tree.items:
+        if isinstance(item, (n.DieDecl, n.PieceDecl)):
+            attributes.update(a.name for a in item.attrs)
+            attributes.update(g.name for g in getattr(item, "generators", ()))
+            if getattr(item, "table", None) is not None:
+                attributes.update(c.name for c in item.table.columns)
+                attributes.add("row")
+        elif isinstance(item, (n.CounterDecl, n.ZoneDecl)):
+            if not item.per_player:  # (one of each player's is read `NAME of P`, never bare)
+                declared[item.name] = ("counter" if isinstance(item, n.CounterDecl) else "zone", item)
+        elif isinstance(item, n.OptionDecl):
+            declared[item.name] = ("option", item)
+        elif isinstance(item, n.DefineDecl):
+            if not item.params:
+                declared[item.name] = ("define", item)
+            local.update(item.params or ())
+        elif isinstance(item, n.ProcedureDecl):
+            local.update(item.params)
+    for node in walk(tree.items):  # a variable of that name is read first, before an attribute
+        if isinstance(node, (n.Let, n.Choose, n.ThenChoose, n.ForEach)):
+            local.add(node.name if isinstance(node, n.Let) else node.var)
+    clashing = {name for name in declared if name in attributes and name not in local}
+    if not clashing:
+        return
+    found: list[n.Name] = []
+    _names_in_items(tree.items, 0, clashing, found)
+    first: dict[str, n.Name] = {}
+    for name in found:
+        first.setdefault(name.id, name)
+    for name, use in first.items():
+        what, decl = declared[name]
+        where = use.span.where() if use.span is not None else "a condition"
+        yield Diagnostic("W418", f"{what} `{name}` has the name of a piece attribute: inside a condition "
+                         f"about pieces, `{name}` is the attribute, never the {what}",
+                         decl.span, notes=(f"`{name}` at {where} is each item's attribute",),
+                         help=f"rename the {what}; or read it before the condition, `let {name[0]} = {name}`, "
+                         f"and use `{name[0]}` inside")
+
+
+def _names_in_items(node, depth: int, names: set[str], found: list) -> None:
+    """Every Name among ``names`` under ``node`` inside at least one condition about items."""
+    if isinstance(node, n.Name):
+        if depth and node.id in names:
+            found.append(node)
+        return
+    if isinstance(node, n.Filter):
+        _names_in_items(node.source, depth, names, found)
+        _names_in_items(node.cond, depth + 1, names, found)
+        return
+    if isinstance(node, n.Call) and node.func in _PER_ITEM and node.args:
+        _names_in_items(node.args[0], depth, names, found)
+        for arg in node.args[1:]:
+            _names_in_items(arg, depth + 1, names, found)
+        return
+    if isinstance(node, n.Node):
+        for field in attrs.fields(type(node)):
+            if field.name != "span":
+                _names_in_items(getattr(node, field.name), depth, names, found)
+    elif isinstance(node, tuple):
+        for item in node:
+            _names_in_items(item, depth, names, found)
+
+
 def _its_against_a_constant(node: n.Compare) -> bool:
     """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
     outer one would count all of the inner items or none of them)."""
@@ -581,7 +655,8 @@ def _is_int(value) -> bool:
 
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
-               stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone)
+               stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
+               shadowed_by_attribute)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
