@@ -147,11 +147,19 @@ class Board:
                 source.clear()  # a whole zone, in its order
             elif len(pieces) > 8:  # many pieces: one pass over each zone they leave, not one per piece
                 gone = set(pieces)
+                if len(gone) != len(pieces):
+                    pieces, origins = self._once_each(pieces)
                 for origin in set(origins):
                     zones[origin][:] = [p for p in zones[origin] if p not in gone]
             else:
-                for p, origin in zip(pieces, origins):
-                    zones[origin].remove(p)
+                try:
+                    for p, origin in zip(pieces, origins):
+                        zones[origin].remove(p)
+                except ValueError:  # a piece listed twice: the first removal took it
+                    pieces, origins = self._once_each(pieces)
+                    for p, origin in zip(pieces, origins):
+                        if p in zones[origin]:
+                            zones[origin].remove(p)
         target = zones[to]
         sort_column = self.sort_columns[to]
         if sort_column is not None:
@@ -175,6 +183,12 @@ class Board:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
             self._match_triggers(pieces, origins, to, False)
+
+    def _once_each(self, pieces: list[int]) -> tuple[list[int], list[int]]:
+        """A move's pieces without repeats (`(cup where face < 4) + (cup where face == 1)`
+        lists each 1 twice; it moves once), and where each lies."""
+        pieces = list(dict.fromkeys(pieces))
+        return pieces, list(map(self.where.__getitem__, pieces))
 
     def create(self, kind_index: int, count: int | None, into: int, rule: int) -> None:
         kind = self.game.kinds[kind_index]

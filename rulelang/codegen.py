@@ -16,7 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
-from .engine_values import _named, keys_text, shown
+from .engine_values import SEE_PIECES, _named, keys_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -393,7 +393,8 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     showing one face, the identical pieces of a `count`) give one group per number of them;
     pieces that differ (the cards of a `one for each`) give every combination. With ``alike``
     (a column), only the groups whose pieces all have one value in it, in the same order as
-    among all the groups: the choice's condition rejects the others anyway."""
+    among all the groups: the choice's condition rejects the others anyway. Pieces the current
+    player does not see are never alike to them (``_unseen_apart``)."""
     kind_of, kinds, faces, columns = st.pieces.kind, st.game.kinds, st.dynamic[0], st.pieces.columns
     groups: dict[tuple, list[int]] = {}
     for p in pieces:  # piece_key, with the lookups hoisted
@@ -405,6 +406,8 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
         else:
             members.append(p)
     lists = list(groups.values())
+    if len(lists) < len(pieces):
+        lists = _unseen_apart(st, lists)
     if alike is None:
         classes = [range(len(lists))]
     else:  # the keys of each value of the column: a group takes from one class only
@@ -426,6 +429,32 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
     if all(len(members) == 1 for members in classes):  # dice: each value shown by one kind only
         return _groups_of_one_key(lists, [members[0] for members in classes])
     return _groups_by_counts(lists, classes)
+
+
+def _unseen_apart(st, lists: list[list[int]]) -> list[list[int]]:
+    """Alike pieces (``lists``) as the current player can tell them: one that lies where they do
+    not see its face or card is its own key. Else how many groups there are would tell them
+    which hidden dice show one face, and a bot's samples would offer other options."""
+    where, sight, player = st.where, st.sight, st.player
+    seen: dict[int, bool] = {}
+    kept = []
+    for members in lists:
+        if len(members) == 1:
+            kept.append(members)
+            continue
+        visible = []
+        for p in members:
+            zone = where[p]
+            sees = seen.get(zone)
+            if sees is None:
+                sees = seen[zone] = sight(zone, player) == SEE_PIECES
+            if sees:
+                visible.append(p)
+            else:
+                kept.append([p])
+        if visible:
+            kept.append(visible)
+    return kept
 
 
 def _groups_of_one_key(lists: list[list[int]], keys: list[int]) -> list[list[int]]:

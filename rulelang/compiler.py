@@ -177,6 +177,8 @@ class Compiler(ExpressionCompiler):
         self.counter_kinds: dict[str, str] = {}
         self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
+        # counters read where a player is needed (`starting with lead`): E201 if they hold pieces
+        self.seat_reads: list[tuple[str, n.Node, str]] = []
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
         self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
@@ -463,6 +465,10 @@ class Compiler(ExpressionCompiler):
                     self.column_functions(name, ("any",) * len(cells[0][0].params), cells[0][1])
                 except CompileError:
                     pass
+        for name, node, what in self.seat_reads:
+            if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
+                self.error("E201", f"{what} needs a player; counter `{name}` holds pieces", node,
+                           help="keep the player in a counter of its own, such as `lead_player = player`")
         if any(d.is_error for d in self.diagnostics):
             return None
         return m.GameDef(
@@ -1533,6 +1539,8 @@ class _Code:
                 self.error("E201", f"`starting with` needs a player, not {a_kind(first.kind)}", stmt.start,
                            help="name one player, such as `seat(round_number - 1)`")
                 raise CompileError
+            if first.kind == "any" and isinstance(stmt.start, n.Name) and stmt.start.id in self.compiler.counters:
+                self.compiler.seat_reads.append((stmt.start.id, stmt.start, "`starting with`"))
             start = self.compiler.function(first.code)
         self.compiler._emit_take_turns(self, start)
 

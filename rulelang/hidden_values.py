@@ -136,8 +136,8 @@ class HiddenValues:
             return Value(PUBLIC, PUBLIC, found.me) if self._in_menu else found
         if element is not None and (name == "it" or name in c.attributes):
             return element if name == "it" else _level(element.level)
-        if name == "player":
-            return Value(PUBLIC, PUBLIC, True)
+        if name == "player":  # in a menu chosen `by` another, the current player is not the chooser
+            return Value(PUBLIC, PUBLIC, not (self._in_menu and self._chooser is not None))
         if name in _PLAYER_NAMES or name in c.options or name in c.face_labels or name in c.key_labels:
             return _PUBLIC
         if name in c.defines:
@@ -232,6 +232,8 @@ class HiddenValues:
         first = self.expr(node.args[0], env, element)
         if name == "seat":
             return Value(first.level, first.level, first.me)
+        if name == "subsets" and len(node.args) == 1:  # hidden pieces are never alike: 2^n - 1 groups
+            return Value(first.count, first.items)
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
         level = first.level

@@ -287,6 +287,8 @@ class Machine:
                     if not dice:
                         pc += 1
                         continue
+                    if len(set(dice)) != len(dice):  # a die listed twice (`A + B` overlapping) rolls once
+                        dice = list(dict.fromkeys(dice))
                     kind_of = self.pieces.kind
                     kinds = set(map(kind_of.__getitem__, dice))
                     if len(kinds) == 1:

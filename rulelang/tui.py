@@ -233,6 +233,11 @@ def _everything_seen(state: State) -> dict:
         for name, value in seen.get("counters", {}).items():
             if not isinstance(value, dict):
                 merged["counters"][name] = value
+    holding_pieces = {c.name for c in state.game.counters if c.holds_pieces}
+    if holding_pieces:  # a card no seat sees (one in the deck) is named to the referee, as in the trace
+        for name, value in state.observation("all").get("counters", {}).items():
+            if name.split(" of ")[0].split("[")[0] in holding_pieces:
+                merged["counters"][name] = value
     merged.pop("scores", None)  # the referee sees every score
     return merged
 

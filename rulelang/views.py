@@ -59,6 +59,10 @@ class Views:
         another's hand) is named by its place only, `a hidden card (2) from hand of player 2`."""
         if self.pending is None:
             return str(action)
+        if self.pending[0] in ("choose", "branch") and (
+                action.__class__ is not int or not 0 <= action < len(self.pending[2])):
+            raise RuntimeFault(self._diagnostic("R506", f"action {action!r} is not one of the "
+                                                f"{len(self.pending[2])} legal actions"))
         if viewer != "all" and self.pending[0] == "choose":
             spec, options = self.pending[1], self.pending[2]
             if spec.then is not None and (spec.of_pieces or spec.then.of_pieces):

@@ -359,3 +359,15 @@ def test_a_counter_holding_a_piece_names_it_only_where_seen():
         held = [line for line in seat_view(state, seat).observation_string().splitlines()
                 if line.startswith(("marked =", "row ="))]
         assert len(held) == 2 and not any(re.search(r"= \[?\d", line) for line in held), held
+
+
+def test_a_blind_group_offers_as_many_groups_whatever_the_hidden_dice_show():
+    """blind_group.rules: `subsets` of another player's hidden cup never groups alike faces, so
+    the menu does not tell the chooser which dice match, and every bot's sample offers the same
+    options as the true state (the solver once played an option its sample had and the true
+    state had not)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "blind_group.rules")
+    for faces in ((0, 0, 0), (0, 0, 5), (1, 2, 3)):
+        state = game.new_initial_state(players=2)
+        state.apply_action((faces,))
+        assert len(state.legal_actions()) == 7

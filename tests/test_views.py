@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import rulelang
-from rulelang import cli, knowledge
+from rulelang import cli, knowledge, tui
 from rulelang.agents import seat_view
 from rulelang.diagnostics import RuntimeFault
 
@@ -680,3 +680,17 @@ def test_a_top_only_zone_a_piece_carries_shows_its_count_and_top(tmp_path):
     tops = [referee[name][-1] for name in ("pile of spot", "pile of spot (2)")]  # two identical spots: two entries
     assert seen["spots"] == [f"spot [pile: 2, top {top}]" for top in tops]
     assert [seen[name] for name in ("pile of spot", "pile of spot (2)")] == [{"count": 2, "top": top} for top in tops]
+
+
+def test_the_referees_board_names_a_counters_card_that_no_seat_sees(tmp_path):
+    """A counter holding the bottom card of a hidden deck: every seat reads `a hidden pc`; the
+    referee's board names the card, as the referee's trace does."""
+    path = tmp_path / "bottom.rules"
+    path.write_text('game "Bottom card":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 6\n\n'
+                    'zone deck: shared pile, hidden\ncounter lead_card: shared = none\n\n'
+                    'setup:\n    rule pick:\n        create pc in deck\n        lead_card = last(deck)\n\n'
+                    'turn:\n    rule stop: end game\n\nwinner:\n    rule nobody: most 0\n')
+    state = rulelang.load(path).new_initial_state(2)
+    referee = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
+    seat = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
+    assert "lead_card  pc 6" in referee and "lead_card  a hidden pc" in seat
