@@ -342,8 +342,14 @@ class Compiler(ExpressionCompiler):
         """A per-player zone of this game, to show in help lines (`hand` when it has none)."""
         return next((z.name for z in self.zones.values() if z.per_player), "hand")
 
-    def zone_help(self, node: n.Node, example: str | None = None) -> str:
-        """The help line where a zone is needed and ``node`` is something else."""
+    def zone_help(self, node: n.Node, example: str | None = None, scope=None) -> str:
+        """The help line where a zone is needed and ``node`` is something else (``scope``: the
+        variables in reach, for a variable that may hold anything)."""
+        if isinstance(node, n.Name) and scope is not None and (found := scope.lookup(node.id)) is not None \
+                and found[1] == "any":
+            return (f"`{node.id}` may hold anything here: a variable that starts as `none` (or is set to "
+                    f"values of several kinds) is not known to be a zone; start it as a zone, "
+                    f"`let {node.id} = {example or next(iter(self.zones), 'deck')}`, then set it to another")
         if isinstance(node, n.Name) and node.id in self.counters:
             names = list(self.zones)
             listed = ", ".join(f"`{z}`" for z in names[:8]) + (" ..." if len(names) > 8 else "")
@@ -1255,7 +1261,7 @@ class _Code:
         zone = self.code_of(stmt.zone, scope)
         if zone.kind != "zone":
             self.error("E201", f"`shuffle` needs a zone, not {a_kind(zone.kind)}", stmt.zone,
-                       help=self.compiler.zone_help(stmt.zone, "deck"))
+                       help=self.compiler.zone_help(stmt.zone, "deck", scope))
             raise CompileError
         self.emit(m.OP_SHUFFLE, self.compiler.function(zone.code))
 
@@ -1283,7 +1289,7 @@ class _Code:
         to = self.code_of(stmt.to, scope)
         if to.kind != "zone":
             self.error("E201", f"`move ... to` needs a zone, not {a_kind(to.kind)}", stmt.to,
-                       help=self.compiler.zone_help(stmt.to))
+                       help=self.compiler.zone_help(stmt.to, scope=scope))
             raise CompileError
         if what.kind not in ("piece", "pieces", "zone", "zones", "zonelist", "any"):
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
