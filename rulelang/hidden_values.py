@@ -59,6 +59,7 @@ class HiddenValues:
         # (the levels of variables are the worst over the procedure: a lint must not guess)
         self._chooser: n.Node | None = None
         self._in_menu = False
+        self._zones_named = False  # a zone written in a list is an option to name (``_item``)
         try:
             self._solve()
         except RecursionError:  # nested too deeply (E304 elsewhere): every choice private
@@ -122,7 +123,7 @@ class HiddenValues:
     def _item(self, node, env, element) -> Value:
         """An item of a list written out. In a menu, a zone there is an option to pick (`choose
         src from [deck, pile]`): which zone it is shows, not what it holds."""
-        if self._in_menu:
+        if self._in_menu or self._zones_named:
             if isinstance(node, n.Name) and node.id in self.c.zones and node.id not in (env or ()):
                 return _PUBLIC
             if isinstance(node, n.Of) and isinstance(node.left, n.Name) and node.left.id in self.c.zones:
@@ -395,7 +396,20 @@ class HiddenValues:
                 self._assign(env, stmt.var, _level(level), pc)
             if stmt.label is not None:  # a label read from what some seat cannot see is as private
                 level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
-            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or level > PUBLIC
+            shown = level
+            if level > PUBLIC and stmt.then is None and isinstance(stmt.options, n.ListExpr):
+                # `choose src from [deck, pile]`: which zone was chosen shows, not what it holds
+                # (the variable stays as private: `top(src)` reads the zone)
+                self._zones_named = True
+                try:
+                    shown = self.expr(stmt.options, env, None).level
+                finally:
+                    self._zones_named = False
+                if stmt.where is not None:
+                    shown = max(shown, self.expr(stmt.where, env, _level(first.level)).level)
+                if stmt.label is not None:
+                    shown = max(shown, self.expr(stmt.label, env, _level(first.level)).level)
+            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or shown > PUBLIC
             shown = self._menu(stmt, env)
             before = self.menus.get(id(stmt), (PUBLIC,) * 6)
             self.menus[id(stmt)] = tuple(max(a, b) for a, b in zip(before, shown, strict=True))

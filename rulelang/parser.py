@@ -520,6 +520,17 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
         return "write it as two words: `owner only`, `top only`"
     if token.value == "," and re.match(r"\s*counter\b", line):
         return f"a counter has one visibility: {_COUNTER_SIGHTS}"
+    if re.fullmatch(r"\s*repeat\s*", line) and re.fullmatch(r"\d+|[A-Za-z_]\w*", word):
+        return (f"`repeat:` takes no count; to run a block {word} times write "
+                f"`for each i in range(1, {word}):`, or count with a variable and `while`")
+    if re.fullmatch(r"\s*end\s*", line) and word == "round":
+        return ("a turn ends with `end turn` and the game with `end game`; a round ends when every "
+                "player has had their turn (`each player takes a turn` in `round:`)")
+    if word == "=" and "==" not in {_describe_terminal(t).strip("`") for t in expected} \
+            and re.search(r"\b(if|elif|while|where|when|and|or|not)\b|\(", line):
+        return "`=` is the assignment; to compare, write `==`"
+    if word in ("<", ">", "<=", ">=", "==", "!=") and re.search(r"(<|>|<=|>=|==|!=)[^=<>]*$", line):
+        return f"comparisons do not chain: write `a < b and b < c`, not `a < b {word} c`"
     if token.type == "NAME" or re.fullmatch(r"[A-Za-z_]\w*", word):
         return did_you_mean(word, sorted(words)) if words else None
     return None
