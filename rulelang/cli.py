@@ -692,7 +692,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             return f"{value} (~{float(value):.4f})" if value.denominator != 1 else str(value)
         return f"{value:.4f}" if isinstance(value, float) else str(value)
 
-    where = f"round {state.round_number}, turn {state.turn_number}"
+    where = f"round {state.round_number}" + (f", turn {state.turn_number}" if state.turn_number else "")
     if args.format == "json":
         print(json.dumps({
             "game": game.name, "players": players, "seat": result.seat, "at": where,
@@ -705,7 +705,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                         "runner_up_value": None if line.runner_up is None else number(line.runner_up_value)}
                        for line in policy]}, indent=2))
         return EXIT_OK
-    print(printable(f"{game.name}, {players} players: player {result.seat + 1}'s turn, from {where}"))
+    decides = "turn" if state.turn_number else "decision"  # (a game played in rounds alone has no turns)
+    print(printable(f"{game.name}, {players} player{'s' if players != 1 else ''}: player {result.seat + 1}'s "
+                    f"{decides}, from {where}"))
     print(printable(f"objective: {objective.text}"))
     if dealt:
         print(f"the deal at the start ({dealt} draws, shuffles and set-up rolls) was dealt with seed "
@@ -906,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_.add_argument("file", metavar="FILE")
     simulate_.add_argument("--games", type=int, default=200, help="number of games (default 200)")
     simulate_.add_argument("--players", type=int, help="number of players")
-    simulate_.add_argument("--bots", help="bot per seat, e.g. random,mc (default: random for all); "
+    simulate_.add_argument("--bots", "--seats", help="bot per seat, e.g. random,mc (default: random for all); "
                            "options as NAME:OPTION=VALUE, e.g. deduce:considered=128,random; "
                            f"bots: {', '.join(AGENTS)}")
     simulate_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
@@ -934,7 +936,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare_.add_argument("variant", metavar="VARIANT")
     compare_.add_argument("--games", type=int, default=200, help="games of each file (default 200)")
     compare_.add_argument("--players", type=int, help="number of players")
-    compare_.add_argument("--bots", help="bot per seat, e.g. mc,random (default: random for all)")
+    compare_.add_argument("--bots", "--seats", help="bot per seat, e.g. mc,random (default: random for all)")
     compare_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
     compare_.add_argument("--option", action="append", metavar="NAME=VALUE",
                           help="set a game option, in both files")

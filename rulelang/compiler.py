@@ -350,6 +350,10 @@ class Compiler(ExpressionCompiler):
             return (f"`{node.id}` may hold anything here: a variable that starts as `none` (or is set to "
                     f"values of several kinds) is not known to be a zone; start it as a zone, "
                     f"`let {node.id} = {example or next(iter(self.zones), 'deck')}`, then set it to another")
+        if isinstance(node, n.Of) and isinstance(node.left, n.Name) and isinstance(node.right, n.Name) \
+                and node.right.id in ("players", "others", "remaining"):
+            return (f"this needs one zone: go through the players, `for each p in {node.right.id}:`, "
+                    f"then `{node.left.id} of p`")
         if isinstance(node, n.Name) and node.id in self.counters:
             names = list(self.zones)
             listed = ", ".join(f"`{z}`" for z in names[:8]) + (" ..." if len(names) > 8 else "")

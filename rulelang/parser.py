@@ -520,6 +520,10 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
         return "write it as two words: `owner only`, `top only`"
     if token.value == "," and re.match(r"\s*counter\b", line):
         return f"a counter has one visibility: {_COUNTER_SIGHTS}"
+    if re.fullmatch(r"\s*otherwise\s*", line) and word == ":":
+        return ("`otherwise:` belongs to a `choose ... from` (what happens when it has no option), "
+                "indented under it; for \"do this, or else that\" write a choice with two branches, "
+                "`choose:` then `\"take\": ...` and `\"pass\": ...`, or an `if` and `else`")
     if re.fullmatch(r"\s*repeat\s*", line) and re.fullmatch(r"\d+|[A-Za-z_]\w*", word):
         return (f"`repeat:` takes no count; to run a block {word} times write "
                 f"`for each i in range(1, {word}):`, or count with a variable and `while`")
