@@ -1576,7 +1576,10 @@ class ExpressionCompiler:
         for arg in args:  # each part as the trace shows it: pieces and players by name
             e = self.code(arg, scope, slots)
             way = {"piece": "st.describe_piece", "pieces": "st.describe_group", "zone": "st.zone_name",
-                   "player": "_seat_text"}.get(e.kind)
+                   "player": "_seat_text",
+                   "zones": "(lambda _v: '[' + ', '.join(map(st.zone_name, _v)) + ']')",
+                   "zonelist": "(lambda _v: '[' + ', '.join(map(st.zone_name, _v)) + ']')",
+                   "players": "(lambda _v: '[' + ', '.join(map(_seat_text, _v)) + ']')"}.get(e.kind)
             parts.append(f"_shown({e.code})" if way is None else f"_named_by({way}, {e.code})")
         return Expr(f"_text({', '.join(parts)})", "str", True)
 

@@ -303,3 +303,12 @@ def test_a_labelled_choice_offers_identical_pieces_once(tmp_path):
     path.write_text(LABELLED_ALIKE)
     state = rulelang.load(path).new_initial_state(2)
     assert [state.action_to_string(a) for a in state.legal_actions()] == ["take: a chip", "take: a gem"]
+
+
+def test_text_writes_zones_players_and_their_lists_by_name():
+    """text_names.rules: `text` of a zone, a list of zones, and lists of players, as the trace
+    names them (never the zones' or seats' numbers)."""
+    state = rulelang.load(HERE / "language" / "text_names.rules").new_initial_state(3)
+    index = {c.name: i for i, c in enumerate(state.game.counters)}
+    assert state.counters[index["said"]] == "left / [left, right]"
+    assert state.counters[index["seats"]] == "[player 2, player 3] of [player 1, player 2, player 3]"
