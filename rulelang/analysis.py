@@ -488,9 +488,11 @@ def compile_objective(path: str, text: str, options: dict | None = None, limits=
     diagnostics = diagnostics + more
     if tree is None or any(d.is_error for d in diagnostics):
         return None, diagnostics
-    extra, syntax = parse(Source("--objective", f"winner:\n    rule objective: most ({text})\n"), limits)
+    prefix = "winner:\n    rule objective: most ("
+    wrapper = Source("--objective", f"{prefix}{text})\n")
+    extra, syntax = parse(wrapper, limits)
     if extra is None:
-        return None, syntax
+        return None, _as_typed(syntax, wrapper, text, len(prefix))
     rule = extra.items[0].body[0]
     items = list(tree.items)
     at = next((i for i, item in enumerate(items) if isinstance(item, n.Section) and item.kind == "winner"), None)
@@ -504,9 +506,30 @@ def compile_objective(path: str, text: str, options: dict | None = None, limits=
     game, diagnostics = compile_game(attrs.evolve(tree, items=tuple(items)), values, limits)
     errors = [d for d in diagnostics if d.is_error]
     if game is None or errors:
-        return None, errors
+        return None, _as_typed(errors, wrapper, text, len(prefix))
     check = game.criteria[-1]
     game = attrs.evolve(game, criteria=game.criteria[:-1])
     if limits != DEFAULT:
         game = attrs.evolve(game, run_limits=limits)
     return game, expression_objective(check, text)
+
+
+def _as_typed(diagnostics: list, wrapper, text: str, shift: int) -> list:
+    """Diagnostics of the `--objective` expression shown on the text as typed, not on the
+    winner rule it is compiled in (``compile_objective``)."""
+    from .source import Source, Span
+
+    typed = Source("--objective", text)
+    shown = []
+    for d in diagnostics:
+        span = d.span
+        if span is not None and span.source is wrapper:
+            start = min(max(span.start - shift, 0), len(text))
+            span = Span(typed, start, min(max(span.end - shift, start), len(text)))
+            message = d.message.replace("`most` ranks the players by a number", "the objective must be a number "
+                                        "(or true/false)")
+            if span.start >= len(text):  # the wrapper's closing `)`: the expression stopped short
+                message = message.replace("unexpected `)`", "the objective ends too early", 1)
+            d = attrs.evolve(d, span=span, message=message)
+        shown.append(d)
+    return shown

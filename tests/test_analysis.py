@@ -269,3 +269,14 @@ def test_a_roll_of_the_set_up_is_dealt_and_the_first_turn_analysed(tmp_path):
     report = json.loads(out)
     assert code == 0 and report["dealt"] == {"steps": 1, "seed": 1} and report["at"] == "round 1, turn 1"
     assert report["policy"] and report["value"] >= 3  # the first turn's choice, on the face dealt
+
+
+def test_objective_errors_point_into_the_objective_as_typed():
+    """A diagnostic of `--objective` shows the expression the user typed, at the right column,
+    not the winner rule it is compiled in."""
+    pig = str(ROOT / "examples" / "pig.rules")
+    code, _, error = run_cli("analyze", pig, "--objective", "table")
+    assert code == 1 and "the objective must be a number (or true/false), not a zone" in error
+    assert "--objective:1:1" in error and "most (" not in error
+    code, _, error = run_cli("analyze", pig, "--objective", "2 +")
+    assert code == 1 and "the objective ends too early" in error and "--objective:1:4" in error
