@@ -335,10 +335,34 @@ class Analysis:
                 best, second = ranked[0], ranked[1] if len(ranked) > 1 else None
                 rolled = frozenset(self._keys.dead_zones(state))
                 lines.append(PolicyLine(
-                    reach[key], describe(state, self.start, self.seat, rolled), state.action_to_string(best[0]), best[2],
+                    reach[key], describe(state, self.start, self.seat, rolled, self._live_variables(state)),
+                    state.action_to_string(best[0]), best[2],
                     None if second is None else state.action_to_string(second[0]),
                     None if second is None else second[2], _decision(state)))
         return lines
+
+    def _live_variables(self, state: State) -> list[str]:
+        """`NAME = VALUE` for the variables of the turn that rules still read (a turn's running
+        points): two situations that differ only in them are told apart. Numbers, labels and
+        true/false only, and only in a game that hides nothing (a variable may be worked out
+        from what the player does not see)."""
+        if knowledge.tracks_knowledge(state.game):
+            return []
+        shown = []
+        top = len(state.frames) - 1
+        waiting = state.pending[0] if state.pending is not None else None
+        for i, frame in enumerate(state.frames):
+            procedure = state.game.procedures[frame[0]]
+            live = self._keys._live_slots((frame[0], frame[1], waiting if i == top else None, frame[3]))
+            kinds = procedure.piece_slots
+            for slot in live:
+                if slot >= len(procedure.slot_names) or (slot < len(kinds) and kinds[slot] is not None):
+                    continue
+                name, value = procedure.slot_names[slot], frame[2][slot]
+                if name.startswith("(") or value is None or value.__class__ not in (int, bool, str):
+                    continue
+                shown.append(f"{name} = {_value_text(value)}")
+        return shown
 
     def _replay(self, key: tuple) -> State:
         """The state of ``key``, played again from the start along the path that found it."""
@@ -434,11 +458,13 @@ def _ranked(children, kind: str) -> list:
 _SHOWING = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]* showing ")
 
 
-def describe(state: State, start: State, seat: int, rolled: frozenset[int] = frozenset()) -> str:
+def describe(state: State, start: State, seat: int, rolled: frozenset[int] = frozenset(),
+             variables: list[str] | None = None) -> str:
     """A decision's situation as the player sees it: the zones and the shared `show` values
-    that differ from the start of the analysis (dice by the face they show). ``rolled``: zones
-    whose dice will be rolled before any rule reads them (rulelang.faces), so the situation is
-    the same whatever they show: a zone of such dice only is told by how many it holds."""
+    that differ from the start of the analysis (dice by the face they show), then
+    ``variables`` (`NAME = VALUE`). ``rolled``: zones whose dice will be rolled before any
+    rule reads them (rulelang.faces), so the situation is the same whatever they show: a zone
+    of such dice only is told by how many it holds."""
     now, before = state.observation(seat)["zones"], start.observation(seat)["zones"]
     dice_only = {state.zone_name(i, seat): len(state.zones[i]) for i in rolled
                  if state.zones[i] and all(state.game.kinds[state.pieces.kind[p]].is_die for p in state.zones[i])}
@@ -464,6 +490,7 @@ def describe(state: State, start: State, seat: int, rolled: frozenset[int] = fro
     for name, value in shown_now.items():
         if shown_before.get(name) != value:
             parts.append(f"{name}: {_value_text(value) if value is not None else 'none'}")
+    parts.extend(variables or ())
     return "; ".join(parts) or "as at the start"
 
 

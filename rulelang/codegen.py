@@ -537,6 +537,32 @@ def slots_used(source: str) -> frozenset[int] | None:
     return frozenset(found)
 
 
+_TOP_ASSIGN = re.compile(r"fr\[(\d+)\] = (?!=)")
+_EXITS = re.compile(r"\b(?:return|yield)\b")
+
+
+def slots_killed(lines: list[str]) -> frozenset[int]:
+    """The frame slots a statement function surely writes before it reads them and before it
+    can return (``fr[0] = ...`` at the top of its body, ahead of any `return`): what they held
+    before is never read (rulelang.liveness)."""
+    killed: set[int] = set()
+    read: set[int] = set()
+    for line in lines:
+        assign = _TOP_ASSIGN.match(line)
+        rest = line[assign.end():] if assign else line
+        for match in _FRAME_USE.finditer(rest):
+            if match.group(1) is None:
+                return frozenset()  # the frame used another way: nothing is known
+            read.add(int(match.group(1)))
+        if assign and int(assign.group(1)) not in read:
+            killed.add(int(assign.group(1)))
+        elif not assign and line.startswith("fr["):
+            return frozenset(killed)  # (another kind of write at the top: stop being clever)
+        if _EXITS.search(line):
+            break
+    return frozenset(killed)
+
+
 def _freeze(value):
     return tuple(map(_freeze, value)) if value.__class__ is list else value
 
@@ -828,6 +854,7 @@ class ExpressionCompiler:
             raise TooDeep from None
         function = local["_f"]
         function.slots_used = slots_used("\n".join(body))
+        function.slots_killed = slots_killed(body)
         function.zones_read = zones_read
         function.uses_counters = bool(_USES_COUNTERS.search(source))
         return function

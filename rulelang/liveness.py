@@ -28,9 +28,16 @@ class ProcedureLiveness:
         nexts = successors(procedure, returns)
         uses: list[frozenset[int]] = []
         kills: list[frozenset[int]] = []
+        # whether an instruction's kills hold on every way on (a statement writing a variable
+        # before it can return), not only on the first (a choice's)
+        kills_every: list[bool] = []
         for op, a, b, _rule in code:
             used, killed = self._all, _NOTHING
-            if op == m.OP_EXEC or op == m.OP_JUMP_IF_NOT or op == m.OP_ROLL or op == m.OP_SHUFFLE:
+            if op == m.OP_EXEC:
+                killed = getattr(a, "slots_killed", _NOTHING) if getattr(a, "slots_used", None) is not None \
+                    else _NOTHING
+                used = self._used(a) - killed
+            elif op == m.OP_JUMP_IF_NOT or op == m.OP_ROLL or op == m.OP_SHUFFLE:
                 used = self._used(a)
             elif op == m.OP_CHOOSE:
                 used, killed = self._choice_uses(a)
@@ -44,6 +51,7 @@ class ProcedureLiveness:
                 used = _NOTHING
             uses.append(used)
             kills.append(killed)
+            kills_every.append(op == m.OP_EXEC)
         live = [_NOTHING] * (size + 1)
         changed = True
         while changed:  # backwards to a fixed point: loops carry liveness round
@@ -52,6 +60,8 @@ class ProcedureLiveness:
                 out = _NOTHING.union(*(live[t] for t in nexts[pc][1:] if 0 <= t <= size))
                 if nexts[pc]:  # the first way on is the one a choice takes after writing its slots
                     out |= live[nexts[pc][0]] - kills[pc] if 0 <= nexts[pc][0] <= size else self._all
+                if kills_every[pc]:
+                    out -= kills[pc]
                 now = uses[pc] | out
                 if now != live[pc]:
                     live[pc], changed = now, True
