@@ -509,7 +509,7 @@ class Compiler(ExpressionCompiler):
         total = 0
         for decl in self.kinds.values():
             if isinstance(decl, n.PieceDecl):
-                made = decl.count if decl.count is not None and not decl.generators else 1
+                made = decl.count if decl.count is not None else 1
                 if decl.table is not None:
                     made = len(decl.table.rows)
                 for generator in decl.generators:
@@ -541,11 +541,8 @@ class Compiler(ExpressionCompiler):
         for combo in combos:
             given = {g.name: v for g, v in zip(decl.generators, combo, strict=True)}
             rows.append(self._evaluate_attrs(decl, given, static_attrs, index))
-        if decl.count is not None and decl.generators:
-            self.error("E303", f"`{decl.name}` has both `count` and `one for each`", decl,
-                       help="`count N` makes N identical pieces; `one for each` makes one piece per value")
-        elif decl.count is not None:
-            rows = rows * decl.count
+        if decl.count is not None:  # N identical pieces; with `one for each`, N alike copies of each
+            rows = [row for row in rows for _ in range(decl.count)]
         if decl.limit is not None and decl.limit < 1:
             self.diagnostics.append(Diagnostic(
                 "E303", f"`{decl.name}` has a limit of {decl.limit} per player", decl.limit_span or decl.span,

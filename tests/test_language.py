@@ -312,3 +312,11 @@ def test_text_writes_zones_players_and_their_lists_by_name():
     index = {c.name: i for i, c in enumerate(state.game.counters)}
     assert state.counters[index["said"]] == "left / [left, right]"
     assert state.counters[index["seats"]] == "[player 2, player 3] of [player 1, player 2, player 3]"
+
+
+def test_count_with_one_for_each_makes_alike_copies_of_each_piece():
+    """copies.rules: `count 2` beside `one for each` makes two of every card, alike (one name,
+    the same attributes)."""
+    state = rulelang.load(HERE / "language" / "copies.rules").new_initial_state(2)
+    names = sorted(state.describe_piece(p) for p in range(len(state.pieces.kind)))
+    assert len(names) == 12 and names[:2] == ["u blue 1", "u blue 1"] and len(set(names)) == 6
