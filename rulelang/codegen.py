@@ -406,8 +406,13 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
         else:
             members.append(p)
     lists = list(groups.values())
-    if len(lists) < len(pieces):
-        lists = _unseen_apart(st, lists)
+    if len(lists) < len(pieces):  # alike pieces: are they alike to the player?
+        where = st.where
+        zone = where[pieces[0]]
+        if any(where[p] != zone for p in pieces):
+            lists = _unseen_apart(st, lists)
+        elif st.sight(zone, st.player) != SEE_PIECES:  # (all in one zone, the usual case)
+            lists = [[p] for p in pieces]
     if alike is None:
         classes = [range(len(lists))]
     else:  # the keys of each value of the column: a group takes from one class only
