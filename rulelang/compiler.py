@@ -179,6 +179,11 @@ class Compiler(ExpressionCompiler):
         self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
         # counters read where a player is needed (`starting with lead`): E201 if they hold pieces
         self.seat_reads: list[tuple[str, n.Node, str]] = []
+        # Players carried by variables (`let c = starter`, then `leader = c`): variables set to a
+        # player, variables set from counters, counters set from variables, by name
+        self.player_variables: set[str] = set()
+        self.variables_from_counters: dict[str, set[str]] = {}
+        self.counters_from_variables: dict[str, set[str]] = {}
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
         self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
@@ -270,6 +275,29 @@ class Compiler(ExpressionCompiler):
             for attr in kind.attrs:
                 self._add_attribute(attr.name)
             self._check_builtin_attributes(kind)
+
+    def _players_through_variables(self) -> None:
+        """A counter set from a variable that holds a player (set to one, or from a counter
+        that holds one) holds a player too: the board and the trace write `player 2`, not 1.
+        Variables are matched by name, which only decides how a value is shown."""
+        changed = True
+        while changed:
+            changed = False
+            for variable, counters in self.variables_from_counters.items():
+                if variable not in self.player_variables and counters & self.seat_counters:
+                    self.player_variables.add(variable)
+                    changed = True
+            for counter, variables in self.counters_from_variables.items():
+                if counter not in self.seat_counters and variables & self.player_variables:
+                    self.seat_counters.add(counter)
+                    changed = True
+
+    def _note_variable(self, name: str, value_node: n.Node, kind: str) -> None:
+        """What a variable is set to, for ``_players_through_variables``."""
+        if kind == "player":
+            self.player_variables.add(name)
+        elif isinstance(value_node, n.Name) and value_node.id in self.counters:
+            self.variables_from_counters.setdefault(name, set()).add(value_node.id)
 
     def _check_builtin_attributes(self, kind: n.DieDecl | n.PieceDecl) -> None:
         """E303 for an attribute named like one every piece has and the rules cannot set:
@@ -475,6 +503,7 @@ class Compiler(ExpressionCompiler):
                     self.column_functions(name, ("any",) * len(cells[0][0].params), cells[0][1])
                 except CompileError:
                     pass
+        self._players_through_variables()
         for name, node, what in self.seat_reads:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
                 self.error("E201", f"{what} needs a player; counter `{name}` holds pieces", node,
@@ -1357,6 +1386,7 @@ class _Code:
             kind = "any"
         scope.names[stmt.name] = (f"fr[{slot}]", kind)
         self.slots.note(slot, kind)
+        self.compiler._note_variable(stmt.name, stmt.value, value.kind)
         self.line(f"fr[{slot}] = {value.code}")
 
     def _s_Assign(self, stmt, scope):
@@ -1378,6 +1408,7 @@ class _Code:
                     scope.retype(target.name, value.kind if local[1] == "none" else "any")
                 if where.startswith("fr["):
                     self.slots.note(int(where[3:-1]), value.kind)
+                self.compiler._note_variable(target.name, stmt.value, value.kind)
                 self.line(f"{where} = {value.code}")
             else:
                 self.line(f"{where} = {where} {stmt.op[0]} {self.compiler.as_list(value) if local[1] in ('pieces', 'values') else value.code}")
@@ -1437,6 +1468,9 @@ class _Code:
         is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
         if is_seat:
             self.compiler.seat_counters.add(target.name)
+        elif stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
+                and scope.lookup(stmt.value.id) is not None:
+            self.compiler.counters_from_variables.setdefault(target.name, set()).add(stmt.value.id)
         if stmt.op == "=" and value.kind == "none":
             pass
         elif stmt.op != "=" or value.kind not in ("piece", "pieces"):

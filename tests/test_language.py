@@ -320,3 +320,11 @@ def test_count_with_one_for_each_makes_alike_copies_of_each_piece():
     state = rulelang.load(HERE / "language" / "copies.rules").new_initial_state(2)
     names = sorted(state.describe_piece(p) for p in range(len(state.pieces.kind)))
     assert len(names) == 12 and names[:2] == ["u blue 1", "u blue 1"] and len(set(names)) == 6
+
+
+def test_a_player_carried_by_a_variable_into_a_counter_reads_as_the_player():
+    """seat_by_variable.rules: `let c = starter` then `leader = c` writes `leader = player 2`."""
+    state = rulelang.load(HERE / "language" / "seat_by_variable.rules").new_initial_state(2, trace="eager")
+    lines = [line.split("  [")[0] for line in state.event_lines() if line.startswith("leader")]
+    assert lines == ["leader = player 2"] * 2, lines
+    assert "leader = player 2" in state.observation_string(0)
