@@ -1775,9 +1775,13 @@ class _Code:
 
     def _s_Choose(self, stmt, scope):
         if stmt.several is not None:
+            if stmt.aloud:
+                self._aloud_pieces(stmt)
             self._choose_several(stmt, scope)
             return
         options, element, slot, where = self._choice_part(stmt, scope, as_filter=True)
+        if stmt.aloud and element in ("piece", "pieces"):
+            self._aloud_pieces(stmt)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
         describe, to_json = _describer(element), _jsoner(element)
@@ -1793,7 +1797,7 @@ class _Code:
             "describe": describe, "to_json": to_json, "otherwise": otherwise,
             "of_pieces": element == "piece", "element": element,
             "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
-            "labelled": stmt.label is not None,
+            "labelled": stmt.label is not None, "aloud": stmt.aloud,
         }
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
@@ -1900,7 +1904,7 @@ class _Code:
             "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
-            "several": True, "picked": lambda st, fr: list(fr[chain][2]),
+            "several": True, "picked": lambda st, fr: list(fr[chain][2]), "aloud": stmt.aloud,
         }
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)
@@ -1917,6 +1921,14 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
         self.place(end)
+
+    def _aloud_pieces(self, stmt) -> None:
+        """E201: `aloud` on a choice that may be of pieces. What each seat knows of a piece
+        follows where it lies; to show one, move it where everyone sees it."""
+        self.error("E201", "`aloud` is for a choice among values (numbers, labels, players); this one "
+                   "may choose pieces", stmt, help="to show a chosen piece to everyone, move it to a "
+                   "public zone; or choose its number: `choose n from (hand of player).number aloud`")
+        raise CompileError
 
     def _then_choose(self, stmt, scope, describe, to_json, first_is_piece: bool):
         """The parameter of a choice: its options are compiled with the first part's name in

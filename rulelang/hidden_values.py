@@ -383,7 +383,8 @@ class HiddenValues:
             level = options.level
             if stmt.where is not None:
                 level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
-            self._assign(env, stmt.var, _level(level), pc)
+            said = PUBLIC if stmt.aloud else None  # `aloud`: what was chosen is everyone's
+            self._assign(env, stmt.var, _level(level if said is None else said), pc)
             if stmt.then is not None:  # the parameter's options are worked out from the first part
                 then = stmt.then
                 options = self.expr(then.options, env, None)
@@ -392,8 +393,8 @@ class HiddenValues:
                     second = max(second, self.expr(then.where, env, _level(options.level)).level)
                 # which pairs there are shows both parts: the pair is as private as the worse
                 level = max(level, second)
-                self._assign(env, then.var, _level(level), pc)
-                self._assign(env, stmt.var, _level(level), pc)
+                self._assign(env, then.var, _level(level if said is None else said), pc)
+                self._assign(env, stmt.var, _level(level if said is None else said), pc)
             if stmt.label is not None:  # a label read from what some seat cannot see is as private
                 level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
             shown = level
@@ -409,7 +410,7 @@ class HiddenValues:
                     shown = max(shown, self.expr(stmt.where, env, _level(first.level)).level)
                 if stmt.label is not None:
                     shown = max(shown, self.expr(stmt.label, env, _level(first.level)).level)
-            self.choices[id(stmt)] = self.choices.get(id(stmt), False) or shown > PUBLIC
+            self.choices[id(stmt)] = not stmt.aloud and (self.choices.get(id(stmt), False) or shown > PUBLIC)
             shown = self._menu(stmt, env)
             before = self.menus.get(id(stmt), (PUBLIC,) * 6)
             self.menus[id(stmt)] = tuple(max(a, b) for a, b in zip(before, shown, strict=True))

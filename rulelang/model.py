@@ -150,6 +150,7 @@ class ChoiceSpec:
     several: bool = False  # a step of a choice of several pieces: None among the options is `done`
     picked: Evaluator | None = None  # a step of a choice of several: the pieces picked before it
     element: str = "any"  # what an option is: "piece", "pieces" (a group), "int", ...
+    aloud: bool = False  # `aloud`: every seat sees what was chosen (the trace never hides it)
 
 
 @attrs.frozen

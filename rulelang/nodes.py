@@ -352,6 +352,7 @@ class Choose(Node):
     then: ThenChoose | None = None  # a choice with a parameter: one decision over the pairs
     label: Node | None = None  # `labelled EXPR`: what each option shows, worked out with the option named
     several: Several | None = None  # a choice of several pieces, one decision per piece
+    aloud: bool = False  # `aloud`: every seat sees what was chosen
 
 
 @attrs.frozen

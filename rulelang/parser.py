@@ -1075,9 +1075,12 @@ class AstBuilder(Transformer):
         return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
 
     def choose_stmt(self, meta, children):
-        var, options, where, several, chooser, prompt, label, then, otherwise = children
+        var, options, where, several, chooser, prompt, label, aloud, then, otherwise = children
         return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, label, several,
-                        span=self._span(meta))
+                        aloud is not None, span=self._span(meta))
+
+    def aloud(self, meta, children):
+        return True
 
     def option_label(self, meta, children):
         return children[0]

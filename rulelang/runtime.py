@@ -530,6 +530,8 @@ class State(Board, Machine, Views):
         whoever sees its pieces (a piece chosen there: a blind pick shows not even to its
         chooser); -1, the chooser only (options computed from what not every seat sees); or a
         tuple of those, all of which must hold (a choice with a parameter)."""
+        if spec.aloud:  # said at the table
+            return None
         if spec.then is None:
             if spec.element == "pieces" and value:  # a group (`subsets`): every piece's zone
                 seen = tuple(dict.fromkeys(self._piece_seen_in(p) for p in value if p.__class__ is int))

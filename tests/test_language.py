@@ -328,3 +328,17 @@ def test_a_player_carried_by_a_variable_into_a_counter_reads_as_the_player():
     lines = [line.split("  [")[0] for line in state.event_lines() if line.startswith("leader")]
     assert lines == ["leader = player 2"] * 2, lines
     assert "leader = player 2" in state.observation_string(0)
+
+
+def test_a_choice_said_aloud_shows_to_every_seat(tmp_path):
+    """aloud_bid.rules: a bid among the faces of the bidder's own hidden dice is private, but
+    `aloud` says it at the table: the other seat's trace names it; without `aloud`, not."""
+    path = HERE / "language" / "aloud_bid.rules"
+    quiet = tmp_path / "quiet.rules"
+    quiet.write_text(path.read_text().replace(' as "bid" aloud', ' as "bid"'))
+    for rules, shown in ((path, "player 1 chooses bid: 3"), (quiet, "player 1 chooses bid: (hidden)")):
+        state = rulelang.load(rules).new_initial_state(2, trace="eager")
+        state.apply_action(((0, 2),))  # player 1's dice show 1 and 3
+        state.apply_action(1)
+        seen = [line.split("  [")[0] for line in state.event_lines(viewer=1) if "chooses" in line]
+        assert seen == [shown], seen
