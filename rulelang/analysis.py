@@ -349,11 +349,9 @@ class Analysis:
         if knowledge.tracks_knowledge(state.game):
             return []
         shown = []
-        top = len(state.frames) - 1
         waiting = state.pending[0] if state.pending is not None else None
-        for i, frame in enumerate(state.frames):
+        for _, frame, live in self._keys._frames_live(waiting, state.frames):
             procedure = state.game.procedures[frame[0]]
-            live = self._keys._live_slots((frame[0], frame[1], waiting if i == top else None, frame[3]))
             kinds = procedure.piece_slots
             for slot in live:
                 if slot >= len(procedure.slot_names) or (slot < len(kinds) and kinds[slot] is not None):

@@ -137,38 +137,44 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     `shown where how_many(tray, it) >= 4`. An `it` compared with a constant (`it == none`,
     `it > 0`) is not warned about: it can only mean the inner item."""
     defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
-    found: list[tuple[n.Node, str, str]] = []
-    _its(tree.items, [], defines, found)
-    for name, inner, outer in found:
+
+    def against_a_constant(node, scopes) -> bool:  # `count(sheet of it, it == none)`: the inner item
+        return isinstance(node, n.Compare) and len(scopes) >= 2 and _its_against_a_constant(node)
+
+    for name, scopes in _in_item_scopes(tree.items, [], defines, against_a_constant):
+        if name.id != "it" or len(scopes) < 2:
+            continue
+        inner, outer = scopes[-1], scopes[-2]
         yield Diagnostic("W408", f"`it` here is the item of the inner {inner}, not of the {outer} around it",
                          name.span, help="to use the outer item, pass it to a define: "
                          "`define how_many(dice, f) = count(dice, face == f)`, then `how_many(tray, it)`")
 
 
-def _its(node, scopes: list[str], defines: set[str], found: list) -> None:
-    """Every `it` under ``node`` with two or more item scopes around it (``scopes``: their names)."""
+def _in_item_scopes(node, scopes: list[str], defines: set[str], skip=None) -> Iterator[tuple[n.Name, list[str]]]:
+    """Every name under ``node``, with the names of the item scopes around it (`where`, the
+    conditions of `count(...)` and the like), outermost first. ``skip(node, scopes)``: a
+    subtree not to go into."""
     if isinstance(node, n.Name):
-        if node.id == "it" and len(scopes) >= 2:
-            found.append((node, scopes[-1], scopes[-2]))
+        yield node, scopes
         return
-    if isinstance(node, n.Compare) and len(scopes) >= 2 and _its_against_a_constant(node):
-        return  # `count(sheet of it, it == none)`: only the inner item makes sense there
+    if skip is not None and skip(node, scopes):
+        return
     if isinstance(node, n.Filter):
-        _its(node.source, scopes, defines, found)
-        _its(node.cond, scopes + ["`where`"], defines, found)
+        yield from _in_item_scopes(node.source, scopes, defines, skip)
+        yield from _in_item_scopes(node.cond, scopes + ["`where`"], defines, skip)
         return
     if isinstance(node, n.Call) and node.func in _PER_ITEM and node.func not in defines and node.args:
-        _its(node.args[0], scopes, defines, found)
+        yield from _in_item_scopes(node.args[0], scopes, defines, skip)
         for arg in node.args[1:]:
-            _its(arg, scopes + [f"`{node.func}(...)`"], defines, found)
+            yield from _in_item_scopes(arg, scopes + [f"`{node.func}(...)`"], defines, skip)
         return
     if isinstance(node, n.Node):
         for field in attrs.fields(type(node)):
             if field.name != "span":
-                _its(getattr(node, field.name), scopes, defines, found)
+                yield from _in_item_scopes(getattr(node, field.name), scopes, defines, skip)
     elif isinstance(node, tuple):
         for item in node:
-            _its(item, scopes, defines, found)
+            yield from _in_item_scopes(item, scopes, defines, skip)
 
 
 @check("W418", "shadowed-by-attribute")
@@ -206,11 +212,11 @@ def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
     clashing = {name for name in declared if name in attributes and name not in local}
     if not clashing:
         return
-    found: list[n.Name] = []
-    _names_in_items(tree.items, 0, clashing, found)
+    defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
     first: dict[str, n.Name] = {}
-    for name in found:
-        first.setdefault(name.id, name)
+    for name, scopes in _in_item_scopes(tree.items, [], defines):
+        if scopes and name.id in clashing:
+            first.setdefault(name.id, name)
     for name, use in first.items():
         what, decl = declared[name]
         where = use.span.where() if use.span is not None else "a condition"
@@ -219,30 +225,6 @@ def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
                          decl.span, notes=(f"`{name}` at {where} is each item's attribute",),
                          help=f"rename the {what}; or read it before the condition, `let {name[0]} = {name}`, "
                          f"and use `{name[0]}` inside")
-
-
-def _names_in_items(node, depth: int, names: set[str], found: list) -> None:
-    """Every Name among ``names`` under ``node`` inside at least one condition about items."""
-    if isinstance(node, n.Name):
-        if depth and node.id in names:
-            found.append(node)
-        return
-    if isinstance(node, n.Filter):
-        _names_in_items(node.source, depth, names, found)
-        _names_in_items(node.cond, depth + 1, names, found)
-        return
-    if isinstance(node, n.Call) and node.func in _PER_ITEM and node.args:
-        _names_in_items(node.args[0], depth, names, found)
-        for arg in node.args[1:]:
-            _names_in_items(arg, depth + 1, names, found)
-        return
-    if isinstance(node, n.Node):
-        for field in attrs.fields(type(node)):
-            if field.name != "span":
-                _names_in_items(getattr(node, field.name), depth, names, found)
-    elif isinstance(node, tuple):
-        for item in node:
-            _names_in_items(item, depth, names, found)
 
 
 def _its_against_a_constant(node: n.Compare) -> bool:

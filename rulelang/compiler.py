@@ -178,7 +178,7 @@ class Compiler(ExpressionCompiler):
         self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
         # counters read where a player is needed (`starting with lead`): E201 if they hold pieces
-        self.seat_reads: list[tuple[str, n.Node, str]] = []
+        self.seat_reads: list[tuple[str, n.Node]] = []
         # Players carried by variables (`let c = starter`, then `leader = c`): variables set to a
         # player, variables set from counters, counters set from variables, by name
         self.player_variables: set[str] = set()
@@ -504,9 +504,9 @@ class Compiler(ExpressionCompiler):
                 except CompileError:
                     pass
         self._players_through_variables()
-        for name, node, what in self.seat_reads:
+        for name, node in self.seat_reads:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
-                self.error("E201", f"{what} needs a player; counter `{name}` holds pieces", node,
+                self.error("E201", f"`starting with` needs a player; counter `{name}` holds pieces", node,
                            help="keep the player in a counter of its own, such as `lead_player = player`")
         if any(d.is_error for d in self.diagnostics):
             return None
@@ -1581,7 +1581,7 @@ class _Code:
                            help="name one player, such as `seat(round_number - 1)`")
                 raise CompileError
             if first.kind == "any" and isinstance(stmt.start, n.Name) and stmt.start.id in self.compiler.counters:
-                self.compiler.seat_reads.append((stmt.start.id, stmt.start, "`starting with`"))
+                self.compiler.seat_reads.append((stmt.start.id, stmt.start))
             start = self.compiler.function(first.code)
         self.compiler._emit_take_turns(self, start)
 

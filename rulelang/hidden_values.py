@@ -380,9 +380,8 @@ class HiddenValues:
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
             options = first = self.expr(stmt.options, env, None)
-            level = options.level
-            if stmt.where is not None:
-                level = max(level, self.expr(stmt.where, env, _level(options.level)).level)
+            where = self.expr(stmt.where, env, _level(first.level)).level if stmt.where is not None else PUBLIC
+            level = max(options.level, where)
             said = PUBLIC if stmt.aloud else None  # `aloud`: what was chosen is everyone's
             self._assign(env, stmt.var, _level(level if said is None else said), pc)
             if stmt.then is not None:  # the parameter's options are worked out from the first part
@@ -395,21 +394,18 @@ class HiddenValues:
                 level = max(level, second)
                 self._assign(env, then.var, _level(level if said is None else said), pc)
                 self._assign(env, stmt.var, _level(level if said is None else said), pc)
-            if stmt.label is not None:  # a label read from what some seat cannot see is as private
-                level = max(level, self.expr(stmt.label, env, _level(first.level)).level)
+            # a label read from what some seat cannot see is as private
+            label = self.expr(stmt.label, env, _level(first.level)).level if stmt.label is not None else PUBLIC
+            level = max(level, label)
             shown = level
             if level > PUBLIC and stmt.then is None and isinstance(stmt.options, n.ListExpr):
                 # `choose src from [deck, pile]`: which zone was chosen shows, not what it holds
                 # (the variable stays as private: `top(src)` reads the zone)
                 self._zones_named = True
                 try:
-                    shown = self.expr(stmt.options, env, None).level
+                    shown = max(self.expr(stmt.options, env, None).level, where, label)
                 finally:
                     self._zones_named = False
-                if stmt.where is not None:
-                    shown = max(shown, self.expr(stmt.where, env, _level(first.level)).level)
-                if stmt.label is not None:
-                    shown = max(shown, self.expr(stmt.label, env, _level(first.level)).level)
             self.choices[id(stmt)] = not stmt.aloud and (self.choices.get(id(stmt), False) or shown > PUBLIC)
             shown = self._menu(stmt, env)
             before = self.menus.get(id(stmt), (PUBLIC,) * 6)
