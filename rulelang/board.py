@@ -280,10 +280,10 @@ class Board:
                 if self.tracing:
                     self.events.append((rule, "out", seat))
 
-    def turn_start(self, seat: Any) -> int:
-        """The seat a `starting with` names (a number wraps around, as `seat(i)` does)."""
+    def turn_start(self, seat: Any, what: str = "`starting with`") -> int:
+        """The seat a `starting with` (or ``what``) names (a number wraps around, as `seat(i)` does)."""
         if seat.__class__ is not int:
-            raise ValueError(f"`starting with` names {_named(seat)}, which is not a player of this game")
+            raise ValueError(f"{what} names {_named(seat)}, which is not a player of this game")
         return seat % self.n
 
     def _apply_roll(self, pending: tuple, outcome) -> None:

@@ -350,8 +350,8 @@ def endless_loop(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
 
 
 # Statements that change the state, and with it what a `while` condition may read.
-_CHANGES = (n.Roll, n.Draw, n.Shuffle, n.Move, n.Create, n.Let, n.Assign, n.Do, n.TakeTurns, n.Eliminate,
-            n.Choose, n.ChooseBranch, n.May)
+_CHANGES = (n.Roll, n.Draw, n.Shuffle, n.Move, n.Create, n.Let, n.Assign, n.Do, n.TakeTurns, n.GiveTurn,
+            n.Eliminate, n.Choose, n.ChooseBranch, n.May)
 
 
 def _leaves(body) -> bool:
@@ -363,10 +363,10 @@ def _leaves(body) -> bool:
             continue
         if isinstance(stmt, (n.Repeat, n.While, n.ForEach)):
             # an inner loop's `break` leaves the inner loop only
-            if any(isinstance(node, (n.EndTurn, n.EndGame, n.Do, n.TakeTurns)) for node in walk(stmt)):
+            if any(isinstance(node, (n.EndTurn, n.EndGame, n.Do, n.TakeTurns, n.GiveTurn)) for node in walk(stmt)):
                 return True
             continue
-        if isinstance(stmt, (n.Break, n.EndTurn, n.EndGame, n.Do, n.TakeTurns)):
+        if isinstance(stmt, (n.Break, n.EndTurn, n.EndGame, n.Do, n.TakeTurns, n.GiveTurn)):
             return True
         if isinstance(stmt, n.Node) and any(_leaves(getattr(stmt, field.name)) for field in attrs.fields(type(stmt))
                                             if field.name != "span" and isinstance(getattr(stmt, field.name),
@@ -530,7 +530,7 @@ _PUTS_NOTHING = (
     n.Literal, n.EmptyLiteral, n.Name, n.Attribute, n.MethodCall, n.Call, n.Index, n.Of, n.Filter,
     n.Conditional, n.BoolOp, n.Not, n.Negate, n.Compare, n.Binary, n.ListExpr, n.Rule, n.Roll,
     n.Shuffle, n.Tally, n.Let, n.Target, n.Assign, n.Break, n.Pass, n.EndTurn, n.EndGame, n.Do,
-    n.TakeTurns, n.Eliminate, n.Doc, n.GameEnds, n.Criterion, n.If, n.Repeat, n.While, n.ForEach,
+    n.TakeTurns, n.GiveTurn, n.Eliminate, n.Doc, n.GameEnds, n.Criterion, n.If, n.Repeat, n.While, n.ForEach,
     n.Choose, n.ThenChoose, n.Branch, n.ChooseBranch, n.May, n.When, n.Section, n.ProcedureDecl,
     n.InvariantDecl, n.ShowDecl, n.DefineDecl, n.CounterDecl, n.ZoneDecl, n.OptionDecl, n.GameDecl,
     n.Extends, n.DieDecl, n.PieceDecl, n.Face, n.AttrDecl, n.Generator, n.TableColumn, n.TableRow,

@@ -1546,7 +1546,10 @@ class ExpressionCompiler:
                 values = {label for kind in kinds for label in kind.face_labels}
             else:
                 column = self.attributes.index(attribute)
-                values = {row[column] for kind in kinds for row in kind.pieces if column < len(row)} - {None}
+                found = [row[column] for kind in kinds for row in kind.pieces if column < len(row)]
+                if not all(v is None or v.__class__ is str for v in found):  # (a list is no text, nor hashable)
+                    return set()
+                values = set(found) - {None}
             return values if values and all(v.__class__ is str for v in values) else set()
 
         return self._texts_found(attribute, find)

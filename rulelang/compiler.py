@@ -504,9 +504,9 @@ class Compiler(ExpressionCompiler):
                 except CompileError:
                     pass
         self._players_through_variables()
-        for name, node in self.seat_reads:
+        for name, node, what in self.seat_reads:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
-                self.error("E201", f"`starting with` needs a player; counter `{name}` holds pieces", node,
+                self.error("E201", f"{what} needs a player; counter `{name}` holds pieces", node,
                            help="keep the player in a counter of its own, such as `lead_player = player`")
         if any(d.is_error for d in self.diagnostics):
             return None
@@ -884,6 +884,44 @@ class Compiler(ExpressionCompiler):
         code.emit(m.OP_TURN, self.proc_index["turn"])
         code.emit(m.OP_CHECK_END, False)
         code.emit(m.OP_JUMP, top)
+        code.place(all_out)
+        code.emit(m.OP_EXEC, everyone_out)
+        code.emit(m.OP_END_GAME)
+        code.place(end)
+
+    def _emit_one_turn(self, code: _Code, who: Any) -> None:
+        """One turn for the player ``who`` (a function) names, passed over when they are out
+        or, during the last turns, owed none. When every player is out, the game ends here."""
+        def give(st, fr):
+            seat = st.turn_start(who(st, fr), "`give a turn to`")
+            if seat in st.out or (st.last_turns is not None and seat not in st.last_turns):
+                if st.tracing:
+                    st.events.append((code_rule, "no turn", (seat, seat in st.out)))
+                return False
+            st.player = seat
+            return True
+
+        def everyone_out(st, fr):
+            if st.tracing:
+                st.events.append((code_rule, "everyone out", None))
+
+        def anyone_in(st, fr):
+            return len(st.out) < st.n
+
+        code_rule = code.rule
+        for function in (everyone_out, anyone_in):  # (for rulelang.faces: these read no zone)
+            function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
+            function.slots_used = frozenset()
+        give.zones_read = getattr(who, "zones_read", frozenset("*"))
+        give.uses_counters = getattr(who, "uses_counters", True)
+        give.slots_used = getattr(who, "slots_used", None)
+        give.jumps = frozenset()
+        all_out, end = code.label(), code.label()
+        code.emit(m.OP_JUMP_IF_NOT, anyone_in, all_out)
+        code.emit(m.OP_JUMP_IF_NOT, give, end)
+        code.emit(m.OP_TURN, self.proc_index["turn"])
+        code.emit(m.OP_CHECK_END, False)
+        code.emit(m.OP_JUMP, end)
         code.place(all_out)
         code.emit(m.OP_EXEC, everyone_out)
         code.emit(m.OP_END_GAME)
@@ -1575,15 +1613,29 @@ class _Code:
             return
         start = None
         if stmt.start is not None:
-            first = self.code_of(stmt.start, scope)
-            if first.kind not in ("player", "int", "any"):
-                self.error("E201", f"`starting with` needs a player, not {a_kind(first.kind)}", stmt.start,
-                           help="name one player, such as `seat(round_number - 1)`")
-                raise CompileError
-            if first.kind == "any" and isinstance(stmt.start, n.Name) and stmt.start.id in self.compiler.counters:
-                self.compiler.seat_reads.append((stmt.start.id, stmt.start))
-            start = self.compiler.function(first.code)
+            start = self._seat_function(stmt.start, scope, "`starting with`", "`seat(round_number - 1)`")
         self.compiler._emit_take_turns(self, start)
+
+    def _s_GiveTurn(self, stmt, scope):
+        if self.section != "round":
+            self.error("E301", "`give a turn to` belongs in the `round` section", stmt,
+                       help="a turn cannot give another one: set a counter here (`next_player = ...`) "
+                       "and let the `round` section give the turn to it")
+            return
+        who = self._seat_function(stmt.who, scope, "`give a turn to`", "`give a turn to next_player`")
+        self.compiler._emit_one_turn(self, who)
+
+    def _seat_function(self, node, scope, what: str, example: str):
+        """The function giving the one player ``node`` names (``what`` needs it): E201 for
+        anything that cannot be one."""
+        first = self.code_of(node, scope)
+        if first.kind not in ("player", "int", "any"):
+            self.error("E201", f"{what} needs a player, not {a_kind(first.kind)}", node,
+                       help=f"name one player, such as {example}")
+            raise CompileError
+        if first.kind == "any" and isinstance(node, n.Name) and node.id in self.compiler.counters:
+            self.compiler.seat_reads.append((node.id, node, what))
+        return self.compiler.function(first.code)
 
     def _s_Eliminate(self, stmt, scope):
         who = self.code_of(stmt.players, scope)

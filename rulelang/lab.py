@@ -92,7 +92,8 @@ def format_balance(b: dict, players: int) -> list[str]:
         lines += [f"  first-player advantage  {ci(b['first_player_advantage'], True)}  "
                   f"(seat 1's win share minus 1/{players}{differ})",
                   f"  lead changes per game   {ci(b['lead_changes'])}"]
-    lines.append(f"  turns per game          {ci(b['turns'])}")
+    if b["turns"]["ci95"][1]:  # (a game played in rounds alone has no turns)
+        lines.append(f"  turns per game          {ci(b['turns'])}")
     lines.append(f"  rounds per game         {ci(b['rounds'])}")
     for rule, entry in b["endings"].items():
         low, high = entry["ci95"]
@@ -186,9 +187,10 @@ def plot(folder: str, results: list[GameResult], criteria: list[str], players: i
     save(figure, "win-share")
 
     figure, axes = pyplot.subplots(figsize=(7, 4))
-    turns = [r.turns for r in done]
-    axes.hist(turns, bins=min(50, max(5, len(set(turns)))))
-    axes.set(title=f"{title}: game length", xlabel="turns", ylabel="games")
+    unit = "turns" if any(r.turns for r in done) else "rounds"  # a game played in rounds alone has no turns
+    lengths = [r.turns if unit == "turns" else r.rounds for r in done]
+    axes.hist(lengths, bins=min(50, max(5, len(set(lengths)))))
+    axes.set(title=f"{title}: game length", xlabel=unit, ylabel="games")
     save(figure, "turns")
     return written
 

@@ -273,6 +273,14 @@ class TakeTurns(Node):
 
 
 @attrs.frozen
+class GiveTurn(Node):
+    """``give a turn to WHO``: one turn for one player, who runs the ``turn`` section (none if
+    they are out)."""
+
+    who: Node
+
+
+@attrs.frozen
 class Eliminate(Node):
     """``eliminate players``: a player, or a collection of players, is out for the rest of the game."""
 

@@ -1024,6 +1024,9 @@ class AstBuilder(Transformer):
     def turns_start(self, meta, children):
         return children[0]
 
+    def one_turn_stmt(self, meta, children):
+        return n.GiveTurn(children[0], span=self._span(meta))
+
     def eliminate_stmt(self, meta, children):
         return n.Eliminate(children[0], span=self._span(meta))
 

@@ -236,7 +236,9 @@ def format_report(r: dict) -> str:
     options = printable(", ".join(f"{k}={v}" for k, v in r["options"].items())) or "defaults"
     lines = [f"{printable(r['game'])}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
              f"{r['seed'] + r['games'] - 1}, options: {options}"]
-    if r["finished"]:
+    if r["finished"] and not r["max_turns"]:  # a game played in rounds alone has no turns
+        lines.append(f"average rounds: {r['average_rounds']:.1f}")
+    elif r["finished"]:
         lines.append(f"average turns: {r['average_turns']:.1f} (min {r['min_turns']}, "
                      f"max {r['max_turns']}); average rounds: {r['average_rounds']:.1f}")
     header = ["seat", "bot", "wins", "share", "95% CI"] + [f"avg {c}" for c in r["criteria"]]

@@ -524,6 +524,8 @@ class Views:
             text = f"player {payload + 1} is out"
         elif kind == "everyone out":
             text = "every player is out"
+        elif kind == "no turn":
+            text = f"no turn for player {payload[0] + 1}: " + ("they are out" if payload[1] else "they have had their last turn")
         elif kind == "last turns":
             text = "a last turn for " + ", ".join(f"player {p + 1}" for p in payload)
         elif kind == "game over":

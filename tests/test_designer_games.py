@@ -227,6 +227,14 @@ def test_a_one_player_game_reports_no_first_player_advantage(tmp_path, capsys):
     assert "turns per game" in out and "first-player advantage" not in out and "lead changes" not in out
 
 
+def test_a_game_played_in_rounds_alone_reports_rounds_not_turns(capsys):
+    from rulelang import cli
+    assert cli.main(["simulate", str(ROOT / "games" / "six-nimmt.rules"), "--games", "2", "--bot", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "average rounds:" in out and "rounds per game" in out
+    assert "average turns" not in out and "turns per game" not in out
+
+
 def test_two_open_branches_with_one_label_are_a_fault(tmp_path):
     path = _load(tmp_path, "", '        choose:\n            "bank" if points of player >= 0: pass\n'
                  '            "bank" if turn_number > 0: points of player += 1\n')

@@ -393,7 +393,7 @@ def test_collection_work_counts_against_the_limit(name, tmp_path, capsys):
     rules = tmp_path / f"{name}.rules"
     rules.write_text(pig_like(setup=WORK[name]))
     code, _, err = main(capsys, "run", rules, "--seats", "random,random", "--fast", "--seed", "1",
-                        "--limit", "work=10000")
+                        "--limit", "work=10000", "--log", tmp_path / "game.jsonl")
     assert code == 1 and "error[R509]" in err and "(in rule `probe`" in err, err
 
 
