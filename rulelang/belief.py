@@ -95,9 +95,11 @@ def _bare(state: State) -> State:
 def _play(alive: dict, steps: list, seat: int, limit: int) -> dict | None:
     """The worlds after ``steps``, from ``alive`` (which it uses up); None past the limits."""
     work = WORK * limit  # ways tried in all: a roll of many dice after many worlds gives up early
-    for action, lines, mover, _ in steps:
+    for action, lines, mover, is_draw in steps:
         after: dict[tuple, tuple[State, float]] = {}
         for replay, weight in alive.values():
+            if not knowledge.at_step(replay, mover, is_draw):
+                continue  # this world went elsewhere: it does not fit
             if action is None and mover == CHANCE and replay.chance_outcome_count() > work:
                 return None  # counted before listing: a roll of 48 dice has millions of ways
             ways = [(action, 1.0)] if action is not None else _ways(replay, mover)

@@ -22,7 +22,7 @@ import random
 
 from .belief import state_key
 from .diagnostics import RuntimeFault
-from .knowledge import Seen
+from .knowledge import Seen, at_step
 from .runtime import CHANCE, State
 
 UNFIT = 1 << 30  # a path the rules cannot play: worse than any count of lines that differ
@@ -63,7 +63,7 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
     replay.events, replay.history, replay.seen_lines = [], [], {}
     filled, sources, misses = [], {}, 0
     for i, (action, lines, mover, is_draw) in enumerate(seen.steps):
-        if replay.current_player() != mover:  # another step than the one seen: this path does not fit
+        if not at_step(replay, mover, is_draw):  # another step than the one seen: this path does not fit
             return UNFIT, None, None, None
         way = action
         if way is None:

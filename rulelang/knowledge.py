@@ -452,12 +452,26 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     return Seen(start, kept, drawn, state.observation_string(seat))
 
 
+def at_step(replay: State, mover: int, is_draw: bool) -> bool:
+    """Whether a replay waits for the kind of step the seat saw: the same mover and, for
+    chance, a draw where it saw one. A hidden card can end a rule's loop sooner in a replay
+    than in the game, and then the replay is elsewhere: it does not fit."""
+    from .runtime import CHANCE
+
+    pending = replay.pending
+    if replay.finished or pending is None or replay.current_player() != mover:
+        return False
+    return mover != CHANCE or is_draw == (pending[0] == "draw")
+
+
 def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: random.Random):
     """Actions to try for a step the seat did not see whole, drawn with ``rng``: chance drawn
     anew (a draw avoids the pieces the seat sees drawn later), a choice uniformly among the
     legal ones, without repeats."""
     from .runtime import CHANCE
 
+    if not at_step(replay, mover, is_draw):
+        return  # the replay went elsewhere (a hidden draw ended a loop sooner): no action fits here
     if mover != CHANCE:
         actions = replay.legal_actions()
         rng.shuffle(actions)

@@ -136,6 +136,17 @@ def test_deduce_cannot_beat_a_die_nobody_shows(name):
     assert wins < 15
 
 
+@pytest.mark.parametrize("bot", ["mc", "ismcts", "deduce"])
+def test_a_replay_that_ends_a_hidden_draw_loop_sooner_does_not_fit(bot):
+    """draw_until.rules: a possible game whose hidden card ends the other player's draws
+    sooner reaches a decision where the game drew again; the bots drop it, never a traceback."""
+    game = rulelang.load(HIDDEN / "draw_until.rules")
+    for g in range(3):
+        state = play_game(game.new_initial_state(2), [make_agent(bot, g, **SMALL if bot == "deduce" else {}),
+                                                      make_agent("random", g)], random.Random(g))
+        assert state.is_terminal()
+
+
 def test_deduce_plays_six_nimmt_from_samples():
     """Too many worlds to list: the bot samples them (view.sample_state) and plays on, as mc
     where nothing it can do tells it anything."""
