@@ -22,7 +22,7 @@ import random
 
 from .belief import state_key
 from .diagnostics import RuntimeFault
-from .knowledge import Seen, at_step
+from .knowledge import Seen, _new_lines, at_step
 from .runtime import CHANCE, State
 
 UNFIT = 1 << 30  # a path the rules cannot play: worse than any count of lines that differ
@@ -78,7 +78,7 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
             replay.apply_action(way)
         except (RuntimeFault, ValueError):  # the rules cannot play this path on
             return UNFIT, None, None, None
-        misses += _differ(tuple(replay.format_event(e, seat) for e in replay.events), lines)
+        misses += _differ(_new_lines(replay, 0, seat), lines)
         if misses > bound:
             return UNFIT, None, None, None
         replay.events, replay.history, replay.seen_lines = [], [], {}

@@ -460,7 +460,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             viewer = int(word) - 1
     if args.out and (viewer is None or viewer == "all"):
         raise UsageError("--out writes one player's transcript: say whose with --as SEAT")
-    lines = state.event_lines(0, viewer)
+    lines = [line for line in state.event_lines(0, viewer) if line]
     if viewer.__class__ is int and not state.fault:
         lines += ["", f"what player {viewer + 1} sees now:",
                   *map(printable, state.observation_string(viewer).splitlines())]

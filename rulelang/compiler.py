@@ -1037,7 +1037,8 @@ class Compiler(ExpressionCompiler):
                     self.error("E304", "an expression is nested too deeply to compile", node,
                                help="split it with `define` or `let`")
             code.block(when.body, scope)
-            trigger = m.TriggerDef(code.rule, self.proc_index[name], parts[0], parts[1], parts[2], when.instead)
+            trigger = m.TriggerDef(code.rule, self.proc_index[name], parts[0], parts[1], parts[2], when.instead,
+                                   self.hidden_values.trigger_seen_by(when))
         code.emit(m.OP_RETURN)
         return code.finish(), trigger
 

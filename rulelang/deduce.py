@@ -85,7 +85,7 @@ def play_on(world: State, action, seat: int, rng: random.Random,
             steps += 1
     except RuntimeFault:
         return ("fault",), None
-    lines = tuple(sim.format_event(e, seat) for e in sim.events)
+    lines = tuple(line for line in (sim.format_event(e, seat) for e in sim.events) if line)
     return (lines, None if sim.finished else sim.observation_string(seat)), sim
 
 

@@ -88,6 +88,23 @@ class HiddenValues:
                 return what
         return None
 
+    def trigger_seen_by(self, when: n.When) -> str:
+        """Who may see the `triggered:` line of a rule triggered by a move, since that it fired
+        tells what its condition read: "all" (no condition, or one that reads nothing
+        hidden; an `instead` rule, whose effect shows anyway), "movers" (the condition reads
+        hidden things only through the moved pieces: whoever sees them at either end of the
+        move) or "referee" (it reads something else a seat may not see)."""
+        if when.instead or when.cond is None:
+            return "all"
+        try:
+            env = dict(self._trigger_frame(when)[1])
+            if self.expr(when.cond, env, None).level == PUBLIC:
+                return "all"
+            env.update(moved=_PUBLIC, moved_from=_PUBLIC, moved_to=_PUBLIC)
+            return "movers" if self.expr(when.cond, env, None).level == PUBLIC else "referee"
+        except RecursionError:
+            return "referee"
+
     def criterion(self, node: n.Node) -> str:
         """Who sees a winner criterion's value in a player's row: "all", "owner" (that row's
         player, the value reading only their own things) or "none"."""

@@ -393,8 +393,10 @@ def _choice_shown(state: State, event: int, seat: int) -> bool:
     return kind != "choose" or state.choice_shown(payload[0], payload[3], seat)
 
 
-def _new_lines(state: State, start: int, seat: int) -> tuple[str, ...]:
-    return tuple(state.format_event(e, seat) for e in state.events[start:])
+def _new_lines(state: State, start: int, seat: int, end: int | None = None) -> tuple[str, ...]:
+    """The lines of events ``start:end`` as ``seat`` sees them, without those of events it
+    does not know happened (empty lines)."""
+    return tuple(line for line in (state.format_event(e, seat) for e in state.events[start:end]) if line)
 
 
 def seen_steps(state: State, seat: int) -> Seen | None:
@@ -406,7 +408,7 @@ def seen_steps(state: State, seat: int) -> Seen | None:
         return None
     replay = initial_state(state.game, state.n, trace="eager")  # read after every step
     try:
-        if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat)[:len(replay.events)]:
+        if _new_lines(replay, 0, seat) != _new_lines(state, 0, seat, len(replay.events)):
             return None
     except TraceUnavailable:  # a lazily traced state changed by hand
         return None

@@ -225,7 +225,7 @@ class Machine:
                             labels = self.dynamic[0]
                             self.events.append((trigger.rule, "trigger", (
                                 slots[0], slots[1], slots[2], trigger.instead, [labels[p] for p in slots[0]],
-                                self._places((slots[1], slots[2])))))
+                                self._places((slots[1], slots[2])), trigger.seen_by)))
                         if self.rule_counts is not None:  # statistics without the trace
                             self.count_rule(trigger.rule)
                         frame = [trigger.procedure, 0, slots, False]

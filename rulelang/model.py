@@ -207,6 +207,7 @@ class TriggerDef:
     targets: Evaluator | None  # -> zone indices the pieces go to
     cond: Evaluator | None     # sees moved, moved_from, moved_to in slots 0-2
     instead: bool
+    seen_by: str = "all"       # who sees its `triggered:` line (HiddenValues.trigger_seen_by)
 
 
 @attrs.frozen

@@ -307,6 +307,8 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
     lines = state.event_lines(start, viewer)
     for i, (event, line) in enumerate(zip(events, lines, strict=True)):
         kind, line = event[1], printable(line)
+        if not line:  # an event this viewer does not know happened
+            continue
         if i + 1 < len(lines) and lines[i + 1] == lines[i] and kind not in ("turn", "round"):
             continue  # the same line again and again (cards dealt face down): said once, counted
         repeats = 1

@@ -381,7 +381,7 @@ class Views:
         label = "referee" if seat == "all" else "spectator" if seat is None else f"player {seat + 1}"
         done, lines = self.seen_lines.get(seat, (0, ()))
         if done != len(self.events):
-            lines += tuple(self.format_event(e, seat) for e in self.events[done:])
+            lines += tuple(line for line in map(self.format_event, self.events[done:], itertools.repeat(seat)) if line)
             self.seen_lines = {**self.seen_lines, seat: (len(self.events), lines)}
         return "\n".join([f"view of {label}", *lines, "--", self.observation_string(seat)])
 
@@ -422,7 +422,9 @@ class Views:
     def event_lines(self, start: int = 0, viewer: int | None | str = "all") -> list[str]:
         """The trace from event ``start`` on, one line per event, each with the rule (file:line)
         that caused it, as ``viewer`` may see it (a seat; None: a spectator; "all": the referee,
-        who sees everything): what it cannot see is counted, or left out (see ``format_event``).
+        who sees everything): what it cannot see is counted, or left out (see ``format_event``);
+        an empty line is an event the viewer does not know happened (a triggered rule whose
+        firing would tell what it read), kept so that two viewers' lines line up.
         Control characters from the rules file are shown escaped."""
         self.check_viewer(viewer)
         return [printable(self.format_event(e, viewer)) for e in self.events[start:]]
@@ -493,6 +495,10 @@ class Views:
         elif kind == "trigger":
             moved, source, to, instead, labels = payload[:5]
             places = payload[5] or {} if len(payload) > 5 else {}
+            seen_by = payload[6] if len(payload) > 6 else "all"
+            if viewer != "all" and seen_by != "all" and (seen_by == "referee" or SEE_PIECES not in (
+                    self.sight(source, viewer), self.sight(to, viewer))):
+                return ""  # that it fired would tell what its condition read: no line
             what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
             route = f"from {self.zone_name(source, viewer, places)} to {self.zone_name(to, viewer, places)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
