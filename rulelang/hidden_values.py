@@ -51,6 +51,9 @@ class HiddenValues:
         self._defines: dict[tuple, Value] = {}
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
+        # counters with keys an entry of which is set with a key worked out from what some seat
+        # may not see (`sheet[b] of player = 1`, b chosen in secret): their trace hides the key
+        self.secret_keys: set[str] = set()
         # id(Choose node) -> the levels of its options' items, of how many they are, of its
         # condition, of its label and of its parameter's items and count (`then choose`), the
         # worst over every way it is reached (``menu_reveals``)
@@ -383,6 +386,8 @@ class HiddenValues:
         elif isinstance(stmt, n.Assign):
             if stmt.target.name in env and stmt.target.owner is None:
                 self._assign(env, stmt.target.name, self.expr(stmt.value, env, None), pc)
+            elif stmt.target.key is not None and self.expr(stmt.target.key, env, None).level > PUBLIC:
+                self.secret_keys.add(stmt.target.name)
         elif isinstance(stmt, n.If):
             for cond, body in stmt.branches:
                 pc = max(pc, self.expr(cond, env, None).level)  # a later branch runs because earlier ones did not

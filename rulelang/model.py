@@ -124,6 +124,7 @@ class CounterDef:
     keys: tuple = ()  # `for each KEY in ...`: one value per key, in this order; () for one value
     holds_player: bool = False  # starts as a player or is set to one: the board writes `player N`
     holds_pieces: bool = False  # starts as pieces or is set to them: shown by name, where the viewer sees them
+    secret_keys: bool = False  # an entry is set by a key some seat may not know: `changes` lines name no key
 
     @property
     def width(self) -> int:

@@ -175,10 +175,10 @@ class Views:
             data["face"] = self.dynamic[0][p]
         return data
 
-    def counter_name(self, index: int) -> str:
-        """`score of player 2`, `pot`: a counter slot by name."""
+    def counter_name(self, index: int, with_key: bool = True) -> str:
+        """`score of player 2`, `pot`: a counter slot by name (without its key: `sheet of player 2`)."""
         counter, key, owner = self.counter_place(index)
-        name = counter.name if key < 0 else f"{counter.name}[{shown(counter.keys[key])}]"
+        name = counter.name if key < 0 or not with_key else f"{counter.name}[{shown(counter.keys[key])}]"
         return name if owner is None else f"{name} of player {owner + 1}"
 
     def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None) -> str:
@@ -538,7 +538,8 @@ class Views:
             names = ", ".join(f"player {p + 1}" for p in payload)
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"
         elif kind == "set" and not self.sees_counter(payload[0], viewer):
-            text = f"{self.counter_name(payload[0])} changes"
+            # which entry changed would tell a key worked out in secret (a box chosen in secret)
+            text = f"{self.counter_name(payload[0], not self.counter_place(payload[0])[0].secret_keys)} changes"
         elif kind == "set" and len(payload) > 3:  # pieces, where they lay
             text = f"{self.counter_name(payload[0])} = {self.pieces_text(payload[1], payload[3], viewer)}"
         elif kind == "set":
