@@ -299,7 +299,7 @@ def choice_without_options(tree: n.RulesFile, used: set[str]) -> Iterator[Diagno
 
 @check("W412", "player-outside-a-turn")
 def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
-    """`player` is read in the `setup` or `round` section, outside any turn. There it names the
+    """`player` (or `others`) is read in the `setup` or `round` section, outside any turn. There it names the
     player of the latest turn (player 1 before the first turn), not each player in turn: a
     trick won in the `round` section of a game without turns goes to player 1 every time. For
     every player, write `for each p in players:` and use `p`; for a player the round picked
@@ -312,6 +312,11 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
                 yield Diagnostic("W412", f"`player` in the `{item.kind}` section is the player of the latest turn "
                                  "(player 1 before the first turn), not each player", node.span,
                                  help="for every player, write `for each p in players:` and use `p`")
+            elif isinstance(node, n.Name) and node.id == "others":
+                yield Diagnostic("W412", f"`others` in the `{item.kind}` section is every player but the one of the "
+                                 "latest turn (player 1 before the first turn)", node.span,
+                                 help="name the players from one the round keeps in a counter: "
+                                 "`players where it != leader`, or `seat(leader + 1)` for the next one")
 
 
 @check("W415", "shared-owner-only-zone")

@@ -1624,7 +1624,8 @@ class _Code:
                        help="a turn cannot give another one: set a counter here (`next_player = ...`) "
                        "and let the `round` section give the turn to it")
             return
-        who = self._seat_function(stmt.who, scope, "`give a turn to`", "`give a turn to next_player`")
+        who = self._seat_function(stmt.who, scope, "`give a turn to`",
+                                  "`give a turn to current`, a counter that holds a player")
         self.compiler._emit_one_turn(self, who)
 
     def _seat_function(self, node, scope, what: str, example: str):

@@ -189,7 +189,15 @@ class Machine:
     def _endless(self) -> None:
         """R502 in a loop of a generated statement function (`loop_budget` is spent)."""
         raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {self.game.step_limit} steps: "
-                                            "an endless loop", self._fused_place(sys._getframe(1))))
+                                            "an endless loop" + self._owed_note(), self._fused_place(sys._getframe(1))))
+
+    def _owed_note(self) -> str:
+        """During the last turns, who is still owed one: a loop of `give a turn to` that never
+        names them gives no turn, round after round."""
+        if not self.last_turns:
+            return ""
+        owed = ", ".join(f"player {p + 1}" for p in sorted(self.last_turns))
+        return f" (still owed a last turn: {owed}; a turn goes only to a player owed one)"
 
     def _past_limit(self, what: str) -> Diagnostic:
         """R504 at the `game` header: the file's own `at most N` or, when lower, the `turns` limit."""
@@ -235,7 +243,7 @@ class Machine:
                 if steps > limit:
                     frame[1] = pc
                     raise RuntimeFault(self._diagnostic("R502", f"no decision or roll after {limit} steps: "
-                                                        "an endless loop"))
+                                                        "an endless loop" + self._owed_note()))
                 op, a, b, rule = code[pc]
                 if op == 0:  # OP_EXEC: statements, which may end by returning where to go on
                     target = a(self, slots)

@@ -527,6 +527,9 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
     if re.fullmatch(r"\s*repeat\s*", line) and re.fullmatch(r"\d+|[A-Za-z_]\w*", word):
         return (f"`repeat:` takes no count; to run a block {word} times write "
                 f"`for each i in range(1, {word}):`, or count with a variable and `while`")
+    if re.fullmatch(r"\s*continue\s*", line):
+        return ("there is no `continue`: put the rest of the loop's block under an `if` that holds "
+                "when the rest should run, or leave the loop with `break`")
     if re.fullmatch(r"\s*end\s*", line) and word == "round":
         return ("a turn ends with `end turn` and the game with `end game`; a round ends when every "
                 "player has had their turn (`each player takes a turn` in `round:`)")

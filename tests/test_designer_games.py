@@ -343,3 +343,19 @@ def test_a_scenario_error_points_at_the_scenario_as_written(tmp_path, capsys):
     text = out.out + out.err
     assert "bad.scenario:5:11" in text and "5 |     check pionts of seat(0) == 1" in text
     assert "did you mean `points`?" in text and "invariant scenario_check" not in text
+
+
+def test_a_give_turn_loop_that_never_reaches_a_player_owed_a_last_turn_says_who(tmp_path):
+    """The last turns under way, a loop of `give a turn to` that names only players who have
+    had theirs gives no turn: R502 names who is still owed one."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 3 to 3\n\ncounter score: per player = 0\ncounter current: shared = seat(0)\n\n'
+                    "round:\n    rule loop:\n        repeat:\n            give a turn to current\n"
+                    "            current = seat(1) if current == seat(0) else seat(0)\n\n"
+                    "turn:\n    rule t: score of player += 1\n\n"
+                    "end:\n    rule reached: game ends after a last turn for the others when score of player >= 2\n\n"
+                    "winner:\n    rule w: most score of player\n", encoding="utf-8")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(3)
+    message = caught.value.diagnostic.message
+    assert message.startswith("no decision or roll after") and "still owed a last turn: player 3" in message
