@@ -921,11 +921,23 @@ class ExpressionCompiler:
             return f"[{x} for {z} in {e.code} for {x} in st.zones[{z}]]"
         return self.as_list(e)
 
-    def _valueless(self) -> bool:
-        """Whether no piece of the game ever has a `value`: no dice, and no kind declaring it."""
+    def _a_number_attribute(self) -> str:
+        """An attribute some piece has a number for, to name in a help line (else `ATTRIBUTE`)."""
+        kinds = getattr(self, "kind_defs", None) or {}
+        for column, name in enumerate(self.attributes):
+            if name not in ("value", "number") and any(
+                    column < len(piece) and piece[column].__class__ is int for _, k in kinds.values()
+                    for piece in k.pieces):
+                return name
+        return "ATTRIBUTE"
+
+    def _valueless(self, also: str | None = None) -> bool:
+        """Whether no piece of the game ever has a `value` (nor, with ``also``, that attribute):
+        no dice, and no kind declaring it."""
         kinds = getattr(self, "kind_defs", None)
-        return bool(kinds) and not any(k.category == "die" or any(piece[1] is not None for piece in k.pieces)
-                                       for _, k in kinds.values())
+        columns = [1] + ([self.attributes.index(also)] if also in self.attributes else [])
+        return bool(kinds) and not any(k.category == "die" or any(
+            piece[c] is not None for piece in k.pieces for c in columns if c < len(piece)) for _, k in kinds.values())
 
     def collection_code(self, node, scope, slots, what: str | None = None) -> tuple[str, str]:
         """Source of the items of a collection, and their collection type; with ``what`` (the
@@ -1766,6 +1778,10 @@ class ExpressionCompiler:
         else:
             per_item = e
         generator = f"for {e} in _items(st, {items})"
+        if len(args) == 1 and element == "piece" and name in ("highest", "lowest") and self._valueless("number"):
+            self.error("W417", f"`{name}` of pieces ranks them by `number` (or `value`), and no piece of this game "
+                       "has either: it is always none", args[0],
+                       help=f"name the attribute to rank by: `{name}(..., {self._a_number_attribute()})`")
         if len(args) == 1 and element == "piece" and name in ("sum", "max", "min") and self._valueless():
             self.error("W417", f"`{name}` of pieces reads each piece's `value`, and no piece of this game has one "
                        f"(only dice, and kinds that declare `value`): it is always {0 if name == 'sum' else 'none'}",

@@ -87,7 +87,9 @@ register("W417", "no-value", """
 `sum`, `max` or `min` of pieces with no attribute named reads each piece's `value`: the face
 value a die shows, or an attribute a kind declares as `value`. In a game with no dice and no
 kind that declares `value`, no piece has one, so `sum(hand)` is always 0 and `max(hand)` none.
-Name the attribute: `sum(hand, number)`, `max(hand of player, points)`.
+Name the attribute: `sum(hand, number)`, `max(hand of player, points)`. Likewise `highest` and
+`lowest` of pieces rank them by `number` (else `value`): where no piece has either, they are
+always none; name the attribute to rank by, `highest(hand, strength)`.
 """)
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
