@@ -227,6 +227,39 @@ def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
                          f"and use `{name[0]}` inside")
 
 
+@check("W419", "shadows-a-face")
+def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A counter, zone, option or define with the name of a die's face label, and that name
+    written in a rule: a name is looked up among the game's own names first, so the bare name
+    always reads the counter, never the face. With `faces 1, 2, heart, energy` and `counter
+    energy`, `count(cup, face == energy)` compares each face with the counter's value. Rename
+    the counter (`energy_cubes`)."""
+    faces: dict[str, str] = {}
+    for item in tree.items:
+        if isinstance(item, n.DieDecl):
+            for face in item.faces:
+                if isinstance(face.label, str):
+                    faces.setdefault(face.label, item.name)
+    if not faces:
+        return
+    declared = {item.name: (kind, item) for item in tree.items
+                for kind, cls in (("counter", n.CounterDecl), ("zone", n.ZoneDecl), ("option", n.OptionDecl),
+                                  ("define", n.DefineDecl)) if isinstance(item, cls) and item.name in faces}
+    if not declared:
+        return
+    first: dict[str, n.Name] = {}
+    for node in walk(tree.items):
+        if isinstance(node, n.Name) and node.id in declared:
+            first.setdefault(node.id, node)
+    for name, use in first.items():
+        what, decl = declared[name]
+        where = use.span.where() if use.span is not None else "a rule"
+        yield Diagnostic("W419", f"{what} `{name}` has the name of a face of `{faces[name]}`: written in a rule, "
+                         f"`{name}` is the {what}, never the face", decl.span,
+                         notes=(f"`{name}` at {where} reads the {what}",),
+                         help=f"rename the {what}, such as `{name}_{'count' if what == 'counter' else what}`")
+
+
 def _its_against_a_constant(node: n.Compare) -> bool:
     """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
     outer one would count all of the inner items or none of them)."""
@@ -643,7 +676,7 @@ def _is_int(value) -> bool:
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
-               shadowed_by_attribute)
+               shadowed_by_attribute, shadows_a_face)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

@@ -1090,8 +1090,11 @@ class ExpressionCompiler:
         if name in self.counters:
             counter = self.counter_defs[name]
             if counter.per_player:
+                face = self.face_labels.get(name)
                 self.error("E202", f"`{name}` is a counter of each player; say whose", node,
-                           help=f"write `{name} of player`")
+                           help=f"write `{name} of player`" if face is None else
+                           f"`{name}` is also a face of `{face}`, but the counter's name comes first: rename the "
+                           f"counter (`{name}_count`), or write `{name} of player` for it")
                 raise CompileError
             if counter.keys:  # the values, in the keys' order
                 return Expr(f"st.counters[{counter.ordinal}:{counter.ordinal + counter.width}]", "values", True)

@@ -91,6 +91,13 @@ Name the attribute: `sum(hand, number)`, `max(hand of player, points)`. Likewise
 `lowest` of pieces rank them by `number` (else `value`): where no piece has either, they are
 always none; name the attribute to rank by, `highest(hand, strength)`.
 """)
+register("W419", "shadows-a-face", """
+A counter, zone, option or define has the name of a die's face label, and a rule writes that
+name. A name is looked up among the game's own names first, so there it always reads the
+counter, never the face: with `faces 1, 2, heart, energy` and `counter energy`,
+`count(cup, face == energy)` compares each face with the counter's value, and a per-player
+`energy` there is E202. Rename the counter (`energy_count`).
+""")
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
