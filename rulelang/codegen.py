@@ -1508,7 +1508,13 @@ class ExpressionCompiler:
     def _never_equal(self, node, scope, left: Expr, right: Expr) -> None:
         """W413 where `==` (or `!=`) compares with a string it can never equal: a number, a
         player or true/false, or an attribute that no piece has with that text (`suit ==
-        "heart"` where the suits are `hearts`, ...)."""
+        "heart"` where the suits are `hearts`, ...); and a list compared with one value."""
+        for side, other in ((left, right), (right, left)):
+            if side.kind in ("values", "pieces", "players", "zone") and other.kind in ("int", "str", "bool", "label"):
+                self.error("W413", f"this compares {a_kind(side.kind)} with {a_kind(other.kind)}: they are "
+                           "never equal", node, help="`X in LIST` asks whether the list holds X; `all(LIST, it == X)` "
+                           "whether every item is X")
+                return
         for literal, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
             if not (isinstance(literal, n.Literal) and literal.value.__class__ is str):
                 continue
@@ -1520,6 +1526,10 @@ class ExpressionCompiler:
                            if text.isidentifier() else None)
                 return
             attribute = self._fixed_attribute(other_node, scope)
+            if attribute is None and (isinstance(other_node, n.Attribute) and other_node.name == "face" or isinstance(
+                    other_node, n.Name) and other_node.id == "face" and scope.element is not None
+                    and scope.lookup("face") is None):
+                attribute = "face"
             if attribute is None:
                 continue
             texts = self._texts_of(attribute)
@@ -1527,6 +1537,10 @@ class ExpressionCompiler:
                 close = did_you_mean(text, texts)
                 self.error("W413", f"no piece has `{attribute}` \"{text}\": this is never equal", literal,
                            help=close or f"its values are {', '.join(sorted(texts)[:12])}")
+            elif not texts and attribute == "face" and self._faces_are_numbers():
+                self.error("W413", f"every face is a number, never the text \"{text}\": this is never equal",
+                           literal, help=f"write the number without quotes: `{text}`" if text.lstrip("-").isdigit()
+                           else None)
             return
         for side, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
             attribute = self._fixed_attribute(side, scope)
@@ -1539,6 +1553,12 @@ class ExpressionCompiler:
                        help=f'to compare with the text, write it in quotes: `"{other_node.id}"`'
                        if isinstance(other_node, n.Name) else None)
             return
+
+    def _faces_are_numbers(self) -> bool:
+        """Whether the game has dice, and every face of every die is a number."""
+        labels = [label for _, kind in (getattr(self, "kind_defs", None) or {}).values() if kind.category == "die"
+                  for label in kind.face_labels]
+        return bool(labels) and all(label.__class__ is int for label in labels)
 
     def _fixed_attribute(self, node, scope) -> str | None:
         """The attribute ``node`` reads (`card.suit`, or `suit` about the item of a `where`), when

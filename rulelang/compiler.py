@@ -101,8 +101,10 @@ counter, never the face: with `faces 1, 2, heart, energy` and `counter energy`,
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
-"heart"` where the suits are `hearts`, `clubs` and `spades`). The comparison is always false
-(`!=` always true). Check the spelling, or compare with the value itself, without quotes.
+"heart"` where the suits are `hearts`, `clubs` and `spades`), or a die's face where every face
+is a number (`face == "6"`). A list compared with one value (`cup.face == 6`) is never equal
+either: `6 in cup.face` asks whether any die shows 6. The comparison is always false (`!=`
+always true). Check the spelling, or compare with the value itself, without quotes.
 """)
 register("E301", "misplaced-statement", """
 A statement stands where it has no meaning: `break` outside a loop, `game ends` outside the
