@@ -275,7 +275,9 @@ def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     a number option with a range, `option rounds = 6 in 1 to 10`: options can be changed on
     the command line, so only a condition false for all of them counts); a `when do NAME` rule
     for a procedure that no `do` runs; a `when move to ZONE` rule when nothing ever moves,
-    draws or creates a piece into ZONE. Fix the condition, or remove the rule."""
+    draws or creates a piece into ZONE; a `game ends after a round when` condition when the
+    `round` section loops without a `break` (turns given by `give a turn to`), so that no round
+    ever ends. Fix the condition, or remove the rule."""
     options = _option_values(tree)
     procedures_run = {node.name for node in walk(tree.items) if isinstance(node, n.Do)}
     procedures = {item.name for item in tree.items if isinstance(item, n.ProcedureDecl)}
@@ -297,6 +299,47 @@ def never_runs(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
                 (zone := _never_filled(node.to, tree, destinations)):
             yield Diagnostic("W409", f"this rule never runs: nothing moves a piece to `{zone}`",
                              node.to.span, help="check the zone's name, or remove the rule")
+
+
+    endless = _endless_round_loop(tree)
+    if endless is not None:
+        for item in tree.items:
+            if isinstance(item, n.Section) and item.kind == "end":
+                for node in walk(item.body):
+                    if isinstance(node, n.GameEnds) and node.after_round:
+                        yield Diagnostic("W409", "this condition is never checked: the `round` section never ends, "
+                                         "so no round does", node.span,
+                                         notes=(f"the loop at {endless.span.where()} has no `break`",)
+                                         if endless.span is not None else (),
+                                         help="write `game ends when ...`, checked after every turn, or `break` "
+                                         "out of the round's loop")
+
+
+def _endless_round_loop(tree: n.RulesFile) -> n.Node | None:
+    """A `repeat:` (or `while true:`) in the `round` section with no `break` of its own, which
+    keeps the round from ever ending (it gives turns: `give a turn to`)."""
+    for item in tree.items:
+        if isinstance(item, n.Section) and item.kind == "round":
+            for node in walk(item.body):
+                if (isinstance(node, n.Repeat) or isinstance(node, n.While) and isinstance(node.cond, n.Literal)
+                        and node.cond.value is True) and not _breaks_out(node.body):
+                    return node
+    return None
+
+
+def _breaks_out(body) -> bool:
+    """Whether a loop's ``body`` holds a `break` of its own (not one of an inner loop)."""
+    for stmt in body if isinstance(body, tuple) else (body,):
+        if isinstance(stmt, tuple):
+            if _breaks_out(stmt):
+                return True
+        elif isinstance(stmt, n.Break):
+            return True
+        elif isinstance(stmt, n.Node) and not isinstance(stmt, (n.Repeat, n.While, n.ForEach)) and any(
+                _breaks_out(getattr(stmt, field.name)) for field in attrs.fields(type(stmt))
+                if field.name != "span" and isinstance(getattr(stmt, field.name), (tuple, n.Node))):
+            return True
+    return False
 
 
 def _never_filled(expr: n.Node, tree: n.RulesFile, destinations: set[str] | None) -> str | None:
