@@ -344,9 +344,9 @@ class Analysis:
     def _live_variables(self, state: State) -> list[str]:
         """`NAME = VALUE` for the variables of the turn that rules still read (a turn's running
         points): two situations that differ only in them are told apart. Numbers, labels and
-        true/false only, and only in a game that hides nothing (a variable may be worked out
-        from what the player does not see)."""
-        if knowledge.tracks_knowledge(state.game):
+        true/false only, and only where no rule reads what a seat may not see (a variable may
+        be worked out from it): a hidden counter that nothing reads hides nothing."""
+        if self.sees_hidden:
             return []
         shown = []
         waiting = state.pending[0] if state.pending is not None else None
@@ -421,7 +421,8 @@ def reads_unseen(game, objective: Objective) -> tuple[str, ...]:
     unseen = [zone.name for zone in game.zones if zone.visibility not in ("public", "top only")]
     found = [name for name in unseen if EVERY in reads or name in reads]
     if COUNTERS in reads:
-        found += [counter.name for counter in game.counters if counter.visibility != "public"]
+        found += [counter.name for counter in game.counters if counter.visibility != "public"
+                  and (game.counters_read is None or counter.name in game.counters_read)]
     return tuple(found)
 
 

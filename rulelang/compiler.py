@@ -534,6 +534,9 @@ class Compiler(ExpressionCompiler):
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             line_tables=self.line_tables,
             order_read_zones=zones_whose_order_is_read(self.tree, self.collection_compares),
+            counters_read=frozenset(node.id for item in self.tree.items
+                                    if not isinstance(item, (n.ShowDecl, n.InvariantDecl, n.CounterDecl))
+                                    for node in walk(item) if isinstance(node, n.Name) and node.id in self.counters),
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
 

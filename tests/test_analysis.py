@@ -195,6 +195,24 @@ def test_a_turn_whose_rules_read_what_a_seat_cannot_see_says_so():
     assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
 
 
+def test_a_hidden_counter_no_rule_reads_hides_nothing_from_the_analysis(tmp_path):
+    """A `hidden` counter that no rule reads (only a `show` does) is not read by play: no
+    note, and the policy still shows the turn's variables (`rolls = 1`)."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2 to 2\n\ndie d6:\n    faces 1 to 6\n\nzone cup: shared pool, public\n'
+                    "counter score: per player = 0\ncounter secret: shared = 0, hidden\n\n"
+                    "setup:\n    rule dice: create d6 in cup\n\nturn:\n    rule outer:\n        let rolls = 0\n"
+                    "        while rolls < 2:\n            roll cup\n            rolls += 1\n"
+                    '            choose:\n                "stop": break\n                "go on": pass\n'
+                    "        score of player += sum(cup)\n        secret = 1\n\n"
+                    "end:\n    rule enough: game ends when turn_number >= 4\n\n"
+                    "winner:\n    rule best: most score of player\n\nshow hint: secret\n", encoding="utf-8")
+    game = rulelang.load(path)
+    assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
+    code, out, _ = run_cli("analyze", str(path))
+    assert code == 0 and "note:" not in out and "cup: 1; rolls = 1: go on = 3.5000" in out
+
+
 def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
     assert code == 2 and "does not end within 30 steps" in error
