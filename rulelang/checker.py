@@ -424,10 +424,42 @@ def endless_loop(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
         endless = isinstance(node, n.Repeat) or (isinstance(node, n.While) and (
             (isinstance(node.cond, n.Literal) and node.cond.value is True)
             or not any(isinstance(inner, _CHANGES) for inner in walk(node.body))))  # nothing can change its condition
-        if endless and not _leaves(node.body):
-            yield Diagnostic("W414", "this loop never ends: nothing in it breaks out, ends the turn or ends the game",
-                             node.span, help="add `break` where it should stop, for instance in a choice: "
+        untouched = not endless and isinstance(node, n.While) and _condition_untouched(node, tree)
+        if (endless or untouched) and not _leaves(node.body):
+            names = sorted({f"`{m.id}`" for m in walk(node.cond) if isinstance(m, n.Name)}) if untouched else ()
+            yield Diagnostic("W414", f"this loop never ends: nothing in it changes {', '.join(names)}, which its "
+                             "condition reads, nor breaks out, ends the turn or ends the game" if untouched else
+                             "this loop never ends: nothing in it breaks out, ends the turn or ends the game",
+                             node.span, help=f"change {names[0] if names else 'what the condition reads'} inside "
+                             "the loop, or leave it with `break`" if untouched else 'add `break` where it should stop, for instance in a choice: '
                              '`"stop": break`')
+
+
+def _condition_untouched(loop: n.While, tree: n.RulesFile) -> bool:
+    """Whether a `while` condition reads only counters, variables and options, none of which
+    its body sets (no `do`, which may set counters, and no move where a triggered rule may)."""
+    declared = {item.name: type(item) for item in tree.items if isinstance(item, (n.CounterDecl, n.OptionDecl))}
+    names = {node.id for node in walk(loop.cond) if isinstance(node, n.Name)}
+    bound = {node.name for node in walk(tree.items) if isinstance(node, n.Let)}
+    if not names or not names <= set(declared) | bound or names & _BUILTIN_READS:
+        return False
+    if any(isinstance(node, (n.Call, n.MethodCall)) for node in walk(loop.cond)):
+        return False  # (a define's body is not looked into)
+    triggers = any(isinstance(item, n.Rule) and any(isinstance(w, n.When) for w in walk(item)) for item in tree.items)
+    for node in walk(loop.body):
+        if isinstance(node, (n.Do, n.TakeTurns, n.GiveTurn)):
+            return False
+        if triggers and isinstance(node, (n.Move, n.Draw, n.Create, n.Roll, n.Shuffle)):
+            return False
+        written = node.target.name if isinstance(node, n.Assign) else node.name if isinstance(node, n.Let) else \
+            node.var if isinstance(node, (n.Choose, n.ThenChoose, n.ForEach)) else None
+        if written in names:
+            return False
+    return True
+
+
+_BUILTIN_READS = frozenset(("player", "players", "others", "remaining", "turn_order", "round_number", "turn_number",
+                            "player_count", "it"))
 
 
 # Statements that change the state, and with it what a `while` condition may read.
