@@ -269,16 +269,18 @@ class Board:
             else:
                 self.events.append((rule, "set", (index, value, is_seat)))
 
-    def eliminate(self, who: Any, rule: int) -> None:
+    def eliminate(self, who: Any, rule: int, back: bool = False) -> None:
         """`eliminate`: a player, or a list of players, is out for the rest of the game;
-        one already out stays out, silently."""
+        one already out stays out, silently. ``back`` (`bring back`): they are in again; one
+        who is in stays in, silently."""
         for seat in who if isinstance(who, list) else [who]:
             if seat.__class__ is not int or not 0 <= seat < self.n:
-                raise ValueError(f"`eliminate` names {_named(seat)}, which is not a player of this game")
-            if seat not in self.out:
-                self.out = self.out | {seat}
+                raise ValueError(f"`{'bring back' if back else 'eliminate'}` names {_named(seat)}, which is not "
+                                 "a player of this game")
+            if (seat in self.out) == back:
+                self.out = self.out - {seat} if back else self.out | {seat}
                 if self.tracing:
-                    self.events.append((rule, "out", seat))
+                    self.events.append((rule, "back" if back else "out", seat))
 
     def turn_start(self, seat: Any, what: str = "`starting with`") -> int:
         """The seat a `starting with` (or ``what``) names (a number wraps around, as `seat(i)` does)."""

@@ -1656,11 +1656,12 @@ class _Code:
 
     def _s_Eliminate(self, stmt, scope):
         who = self.code_of(stmt.players, scope)
+        word = "bring back" if stmt.back else "eliminate"
         if who.kind not in ("player", "players", "int", "values", "any"):
-            self.error("E201", f"`eliminate` needs a player or players, not {a_kind(who.kind)}", stmt.players,
-                       help="name players, such as `eliminate player` or `eliminate players where ...`")
+            self.error("E201", f"`{word}` needs a player or players, not {a_kind(who.kind)}", stmt.players,
+                       help=f"name players, such as `{word} player` or `{word} players where ...`")
             raise CompileError
-        self.line(f"st.eliminate({who.code}, {self.rule})")
+        self.line(f"st.eliminate({who.code}, {self.rule}, {stmt.back})")
         self.changed()
 
     def _s_GameEnds(self, stmt, scope):

@@ -282,9 +282,11 @@ class GiveTurn(Node):
 
 @attrs.frozen
 class Eliminate(Node):
-    """``eliminate players``: a player, or a collection of players, is out for the rest of the game."""
+    """``eliminate players``: a player, or a collection of players, is out for the rest of the
+    game, until ``bring back players`` (``back``) puts them in again."""
 
     players: Node
+    back: bool = False
 
 
 @attrs.frozen

@@ -1033,6 +1033,9 @@ class AstBuilder(Transformer):
     def eliminate_stmt(self, meta, children):
         return n.Eliminate(children[0], span=self._span(meta))
 
+    def bring_back_stmt(self, meta, children):
+        return n.Eliminate(children[0], back=True, span=self._span(meta))
+
     def doc_stmt(self, meta, children):
         return n.Doc(_unquote(children[0]), span=self._span(meta))
 

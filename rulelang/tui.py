@@ -146,11 +146,14 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     kinds = [k.name for k in game.kinds]
     mover = state.current_player()
     title = f"{printable(game.name)} · round {state.round_number}"
-    if state.turn_number:  # a game played in rounds alone (`round:`) has no turns to count
+    # a game played in rounds alone (`round:`) has no turns to count; a decision of the `round`
+    # section, between turns, is in none
+    in_turn = state.turn_number and (state.is_terminal() or any(frame[3] for frame in state.frames))
+    if in_turn:
         title += f" · turn {state.turn_number}"
     if state.is_terminal():
         title += " · game over"
-    elif state.turn_number and 0 <= state.player < state.n:
+    elif in_turn and 0 <= state.player < state.n:
         title += f" · {seat_label(state.player, seats)} to play"
         if 0 <= mover < state.n and mover != state.player:
             title += f" · {seat_label(mover, seats)} to choose"

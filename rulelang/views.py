@@ -528,6 +528,8 @@ class Views:
             text = f"round {payload}"
         elif kind == "out":
             text = f"player {payload + 1} is out"
+        elif kind == "back":
+            text = f"player {payload + 1} is back in"
         elif kind == "everyone out":
             text = "every player is out"
         elif kind == "no turn":

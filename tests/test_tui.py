@@ -218,3 +218,18 @@ def test_the_six_nimmt_screen_reads_well():
     assert all(len(line) <= 80 for line in board.splitlines())
     assert any("(bullheads" in line for line in board.splitlines()[1:])
     assert not any(line.rstrip().endswith("(bullheads") for line in board.splitlines())
+
+
+def test_a_decision_of_the_round_section_between_turns_names_no_turn(tmp_path):
+    """After the turns of a round, a choice of the `round` section is in no turn: the board's
+    title says who chooses, not `turn 2 · player 2 to play`."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2 to 2\n\ncounter bid: per player = 0\n\n'
+                    "round:\n    each player takes a turn\n    rule pick:\n"
+                    '        choose b from [1, 2] by seat(0) as "bid"\n        bid of seat(0) = b\n\n'
+                    "turn:\n    rule t: pass\n\nend:\n    rule two: game ends after a round when round_number >= 2\n\n"
+                    "winner:\n    rule w: most bid of player\n", encoding="utf-8")
+    state = load(path).new_initial_state(2)
+    assert state.turn_number == 2 and state.current_player() == 0
+    title = tui.render_board(state, ["random", "random"], "all", tui.Style(False), 80).splitlines()[0]
+    assert title == "G · round 1 · player 1 (random) to choose", title
