@@ -281,11 +281,14 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         if shown_value.name == topic:
             return _declared(f"show `{topic}`{' per player' if shown_value.per_player else ''}: a value on the "
                              "board", shown_value.span)
+    for kind in game.kinds:  # a die's face, by its label
+        if kind.face_labels and topic in map(str, kind.face_labels):
+            return _declared(f"face `{topic}` of {kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
     names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
         [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown] \
-        + list(procedures)
-    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, counter, define, show or "
-                       "procedure "
+        + list(procedures) + [str(label) for kind in game.kinds for label in kind.face_labels if str(label).isidentifier()]
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, define, show "
+                       "or procedure "
                        f"`{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 

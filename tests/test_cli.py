@@ -238,6 +238,13 @@ def test_explain_unknown_rule_suggests(capsys):
     assert "did you mean `take_tile`" in capsys.readouterr().err
 
 
+def test_explain_a_face_by_its_label(capsys):
+    assert cli.main(["explain", PICKOMINO, "worm"]) == 0
+    assert capsys.readouterr().out.startswith("face `worm` of die `pickomino_die`: faces 1, 2, 3, 4, 5, worm")
+    assert cli.main(["explain", PICKOMINO, "wurm"]) == 1
+    assert "did you mean `worm`" in capsys.readouterr().err
+
+
 def test_explain_file_lists_the_game(capsys):
     assert cli.main(["explain", "--file", PICKOMINO]) == 0
     out = capsys.readouterr().out
