@@ -548,7 +548,7 @@ class Views:
             index, value, is_seat = payload
             # a counter set to a player anywhere holds players: written as the board writes them
             is_seat = is_seat or (value.__class__ is int and self.counter_place(index)[0].holds_player)
-            text = f"{self.counter_name(index)} = {f'player {value + 1}' if is_seat else shown(value)}"
+            text = f"{self.counter_name(index)} = {f'player {value + 1}' if is_seat and value.__class__ is int else shown(value)}"
         elif kind == "otherwise":
             text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":
