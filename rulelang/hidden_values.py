@@ -398,7 +398,9 @@ class HiddenValues:
             self._block(stmt.body, env, max(pc, cond, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.ForEach):
             items = self.expr(stmt.items, env, None)
-            self._assign(env, stmt.var, _level(items.level), pc)
+            # set afresh, not joined with the loops before it of the same name: a loop's variable
+            # holds that loop's items only, in the body analysed next
+            env[stmt.var] = _level(max(items.level, pc))
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
             options = first = self.expr(stmt.options, env, None)
