@@ -62,7 +62,7 @@ class Board:
         if not self.zones[source]:
             self.pending = None
             self.fault = RuntimeFault(self._diagnostic(
-                "R507", f"nothing left to draw in {self.zone_name(source)} ({remaining - 1} more wanted)"))
+                "R507", f"nothing to draw: {self.zone_name(source)} is empty ({remaining - 1} more wanted)"))
             raise self.fault
         self.pending = ("draw", pending[1], (source, to, remaining - 1))
         return True

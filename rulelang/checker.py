@@ -260,6 +260,33 @@ def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
                          help=f"rename the {what}, such as `{name}_{'count' if what == 'counter' else what}`")
 
 
+@check("W420", "kinds-seen-face-down")
+def kinds_seen_face_down(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """Pieces of two kinds or more are created in a `hidden` or `owner only` zone. A seat that
+    sees only how many pieces such a zone holds still sees how many of each kind, and which
+    kind each piece drawn from it is: a kind is a card's back. With `card tempura` and `card
+    sashimi` dealt face down, every hand shows to everyone. Make one kind, with an attribute for
+    what tells the cards apart: `card dish: one for each name in tempura, sashimi`."""
+    zones = {item.name: item for item in tree.items
+             if isinstance(item, n.ZoneDecl) and item.visibility in ("hidden", "owner only") and item.per_piece is None}
+    if not zones:
+        return
+    dice = {item.name for item in tree.items if isinstance(item, n.DieDecl)}
+    created: dict[str, dict[str, n.Create]] = {}
+    for node in walk(tree.items):
+        if isinstance(node, n.Create) and node.kind not in dice:
+            for zone in _zones_named(node.into, tree) & zones.keys():
+                created.setdefault(zone, {}).setdefault(node.kind, node)
+    for zone, kinds in created.items():
+        if len(kinds) >= 2:
+            names = list(kinds)
+            yield Diagnostic("W420", f"zone `{zone}` is {zones[zone].visibility}, and pieces of {len(names)} kinds are "
+                             f"created in it ({', '.join(f'`{k}`' for k in names)}): a seat that sees only how many "
+                             "pieces it holds sees how many of each kind, as it sees a card's back",
+                             kinds[names[1]].span, help=f"make one kind, with an attribute for what tells them apart: "
+                             f"`card {zone}_card: one for each name in {', '.join(names)}`")
+
+
 def _its_against_a_constant(node: n.Compare) -> bool:
     """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
     outer one would count all of the inner items or none of them)."""
@@ -751,7 +778,7 @@ def _is_int(value) -> bool:
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
-               shadowed_by_attribute, shadows_a_face)
+               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

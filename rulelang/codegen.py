@@ -1113,6 +1113,11 @@ class ExpressionCompiler:
             self.error("E101", f"unknown name `{name}`", node,
                        help=f'to compare with the text of an attribute, write it in quotes: `"{name}"`')
             raise CompileError
+        if slots is not None and name in slots.names:  # set in a block that has ended
+            self.error("E101", f"unknown name `{name}`: it was set inside a block that has ended", node,
+                       help=f"a variable lasts to the end of the block it is set in; to use `{name}` after it, set "
+                       f"it before the block (`let {name} = none`) and change it inside (`{name} = ...`)")
+            raise CompileError
         self.error("E101", f"unknown name `{name}`", node, help=self.suggest(name, lambda: self._known_names(scope)))
         raise CompileError
 

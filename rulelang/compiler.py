@@ -98,6 +98,13 @@ counter, never the face: with `faces 1, 2, heart, energy` and `counter energy`,
 `count(cup, face == energy)` compares each face with the counter's value, and a per-player
 `energy` there is E202. Rename the counter (`energy_count`).
 """)
+register("W420", "kinds-seen-face-down", """
+Pieces of two kinds or more are created in a `hidden` or `owner only` zone. A seat that sees
+only how many pieces such a zone holds still sees how many of each kind, and the kind of each
+piece drawn from it: a kind is a card's back. With `card tempura` and `card sashimi` dealt face
+down, every hand shows to everyone. Make one kind, with an attribute for what tells the cards
+apart: `card dish: one for each name in tempura, sashimi`.
+""")
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==
@@ -393,6 +400,12 @@ class Compiler(ExpressionCompiler):
                 and node.right.id in ("players", "others", "remaining"):
             return (f"this needs one zone: go through the players, `for each p in {node.right.id}:`, "
                     f"then `{node.left.id} of p`")
+        if isinstance(node, n.Binary) and node.op in ("+", "-") and isinstance(node.left, n.Of) \
+                and isinstance(node.left.left, n.Name) and node.left.left.id in self.zones and None not in (
+                    node.left.right.span, node.right.span):
+            who, step = (x.span.source.text[x.span.start:x.span.end] for x in (node.left.right, node.right))
+            return (f"`of` is worked out before `{node.op}`: this is `({node.left.left.id} of {who}) {node.op} {step}`; "
+                    f"for the zone of another player write `{node.left.left.id} of seat({who} {node.op} {step})`")
         if isinstance(node, n.Name) and node.id in self.counters:
             names = list(self.zones)
             listed = ", ".join(f"`{z}`" for z in names[:8]) + (" ..." if len(names) > 8 else "")

@@ -213,6 +213,22 @@ def test_a_hidden_counter_no_rule_reads_hides_nothing_from_the_analysis(tmp_path
     assert code == 0 and "note:" not in out and "cup: 1; rolls = 1: go on = 3.5000" in out
 
 
+@pytest.mark.parametrize(("objective", "expected"), [("sum(cup)", Fraction(17, 4)), ("6 in cup.face", Fraction(11, 36))])
+def test_an_objective_reads_the_faces_of_dice_the_next_turn_rolls_first(tmp_path, objective, expected):
+    """The turn ends where the next one is about to roll the cup: the key leaves those faces
+    out, the objective reads them, so ends are not merged by the key alone. Roll a die, roll
+    it again if you like: best play keeps a 4, 5 or 6 (17/4); a six at the end is 11/36."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "One die":\n    players 1 to 1\n    at most 10 turns\n\ndie d6:\n    faces 1 to 6\n\n'
+                    "zone cup: shared pool, public\ncounter score: per player = 0\n\n"
+                    "setup:\n    rule one_die: create d6 in cup\n\nturn:\n    rule throw: roll cup\n"
+                    '    rule again:\n        may "roll again":\n            roll cup\n\n'
+                    "winner:\n    rule most: most score of player\n", encoding="utf-8")
+    game, found = analysis.compile_objective(str(path), objective)
+    assert found.__class__ is analysis.Objective, found
+    assert analysis.Analysis(game.new_initial_state(1), found, exact=True).value == expected
+
+
 def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
     assert code == 2 and "does not end within 30 steps" in error
