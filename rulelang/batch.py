@@ -110,10 +110,7 @@ def leader_of(state: State) -> int | None:
     criteria = state.game.criteria
     if not criteria:
         return None
-    try:
-        table = state.scores()
-    except RuntimeFault:
-        return None
+    table = state.scores(lenient=True)  # one that cannot be worked out yet ranks last
     keys = [tuple(-math.inf if v is None else v if c.kind == "most" else -v
                   for c, v in zip(criteria, row)) for row in table]
     best = max(keys)

@@ -1559,6 +1559,11 @@ class _Code:
             self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
                        help=f"use a new name: `let other_{name} = ...`")
             raise CompileError
+        if (held == "zone") != (given == "zone") and "any" not in (held, given) and "none" not in (held, given):
+            # a zone is read as the pieces in it: a number in its place would be read as a zone
+            self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
+                       help=f"use a new name: `let other_{name} = ...`")
+            raise CompileError
         # Pieces are shown and chosen as pieces: a list with numbers or labels in it, or players,
         # would reach code that reads them as pieces.
         if held in ("pieces", "zone", "zones") and (given in ("players", "subsets", "zonelist") or (

@@ -454,26 +454,34 @@ class Machine:
         if self.tracing:
             self.events.append((rule, "game over", tuple(self.winners)))
 
-    def scores(self) -> list[list]:
+    def scores(self, lenient: bool = False) -> list[list]:
         """The winner criteria's values for each player, in criteria order; a criterion that
-        fails or is not a number is a RuntimeFault naming its rule."""
-        saved = self.player
+        fails or is not a number is a RuntimeFault naming its rule, or, ``lenient`` (a board or
+        a lead during play, when a criterion may not be worked out yet), None."""
+        saved, work = self.player, self.work
         table = []
         try:
             for p in range(self.n):
                 self.player = p
                 row = []
                 for c in self.game.criteria:
-                    value = self._evaluate(c, f"winner rule `{self.game.rules[c.rule].name}`")
-                    if value is not None and value.__class__ not in (int, float, bool):
-                        raise RuntimeFault(Diagnostic(
-                            "R503", f"the winner rule `{self.game.rules[c.rule].name}` ranks players by "
-                            f"{_kind_of(value)}, not a number", c.span,
-                            help="rank by a number, such as a counter or `count(...)`"))
+                    try:
+                        value = self._evaluate(c, f"winner rule `{self.game.rules[c.rule].name}`")
+                        if value is not None and value.__class__ not in (int, float, bool):
+                            raise RuntimeFault(Diagnostic(
+                                "R503", f"the winner rule `{self.game.rules[c.rule].name}` ranks players by "
+                                f"{_kind_of(value)}, not a number", c.span,
+                                help="rank by a number, such as a counter or `count(...)`"))
+                    except RuntimeFault:
+                        if not lenient:
+                            raise
+                        value = None
                     row.append(value)
                 table.append(row)
         finally:
             self.player = saved
+            if lenient:
+                self.work = work
         return table
 
     def _evaluate(self, check: m.Check, what: str) -> Any:

@@ -186,7 +186,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     header = ["player"] + [z.name for z in zones] + [c.name for c in counters] + per_player_shown + criteria
     rows = []
     # A winner criterion that reads what not every seat sees shows `?` until the game ends.
-    scores = state.scores()
+    scores = state.scores(lenient=True)  # (a criterion that cannot be worked out yet shows `—`)
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}" + (" (out)" if p in seen.get("out", ()) else "")]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",

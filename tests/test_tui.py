@@ -233,3 +233,20 @@ def test_a_decision_of_the_round_section_between_turns_names_no_turn(tmp_path):
     assert state.turn_number == 2 and state.current_player() == 0
     title = tui.render_board(state, ["random", "random"], "all", tui.Style(False), 80).splitlines()[0]
     assert title == "G · round 1 · player 1 (random) to choose", title
+
+
+def test_a_winner_rule_not_yet_worked_out_shows_a_dash_and_stops_nothing(tmp_path):
+    """`most mark of player + 0` with marks that start as none: during play the board writes
+    `—` for it (as for a `show`), and the game goes on; at the end it ranks."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "Late score":\n    players 2 to 2\n    at most 10 turns\n\ncounter mark: per player = none\n\n'
+                    'turn:\n    rule t:\n        choose:\n            "mark 1": mark of player = 1\n'
+                    '            "mark 2": mark of player = 2\n\n'
+                    "end:\n    rule both: game ends when all(players, mark of it != none)\n\n"
+                    "winner:\n    rule w: most mark of player + 0\n", encoding="utf-8")
+    state = load(path).new_initial_state(2)
+    board = tui.render_board(state, ["random", "random"], "all", tui.Style(False), 80)
+    assert "1 random  —     —" in board, board
+    state.apply_action(1)
+    state.apply_action(0)
+    assert state.is_terminal() and state.winners == [0]
