@@ -659,11 +659,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             return EXIT_ERRORS
         state = replay.state
     # A deal at the start (draws, shuffles; any roll of the set-up, before the first round or
-    # turn) is not the turn's play: one deal, from the seed.
+    # turn) is not the turn's play: one deal, from the seed. Draws the turn itself makes (a
+    # turn that starts by drawing from a cup) are its play, and valued.
     deal_seed = 0 if args.seed is None else args.seed
     dealer, dealt = random.Random(deal_seed), 0
     while not state.is_terminal() and state.current_player() == CHANCE and (
-            state.prompt() in ("draw", "shuffle") or state.round_number == state.turn_number == 0):
+            (state.prompt() in ("draw", "shuffle") and not any(frame[3] for frame in state.frames))
+            or state.round_number == state.turn_number == 0):
         state.apply_action(state.sample_chance(dealer))
         dealt += 1
     if dealt == 0 and args.seed is not None:

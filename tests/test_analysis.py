@@ -229,6 +229,21 @@ def test_an_objective_reads_the_faces_of_dice_the_next_turn_rolls_first(tmp_path
     assert analysis.Analysis(game.new_initial_state(1), found, exact=True).value == expected
 
 
+def test_a_draw_the_turn_makes_is_analysed_not_dealt(tmp_path):
+    """A turn that starts by drawing a die from a cup (one always scores 1, one 0): the draw is
+    the turn's play, valued over both dice (1/2), not dealt from the seed (0 or 1)."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "Draw then roll":\n    players 1 to 1\n    at most 5 turns\n\n'
+                    "die good_die:\n    faces 1, 1\n\ndie bad_die:\n    faces 0, 0\n\n"
+                    "zone cup: shared pool, hidden\nzone hand: shared pool, public\ncounter score: per player = 0\n\n"
+                    "setup:\n    rule fill:\n        create good_die in cup\n        create bad_die in cup\n\n"
+                    "turn:\n    rule back: move hand to cup\n    rule pick: draw 1 from cup to hand\n"
+                    "    rule throw: roll hand\n    rule gain: score of player += sum(hand)\n\n"
+                    "winner:\n    rule most: most score of player\n", encoding="utf-8")
+    code, out, _ = run_cli("analyze", str(path), "--exact")
+    assert code == 0 and "value of best play: 1/2" in out and "dealt" not in out
+
+
 def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
     assert code == 2 and "does not end within 30 steps" in error
@@ -240,7 +255,8 @@ def test_a_deal_at_the_start_is_dealt_from_the_seed_and_the_turn_analysed():
     tables = str(ROOT / "tests" / "language" / "tables.rules")  # it starts by shuffling its deck
     code, out, _ = run_cli("analyze", tables, "--seed", "3", "--format", "json")
     report = json.loads(out)
-    assert code == 0 and report["dealt"] == {"steps": 3, "seed": 3} and report["states"] > 1
+    # the shuffle of the set-up is dealt (2 steps for 3 cards); the turn's own draw is analysed
+    assert code == 0 and report["dealt"] == {"steps": 2, "seed": 3} and report["states"] > 1
     code, out, _ = run_cli("analyze", tables)
     assert code == 0 and "dealt with seed 0; `--seed N` deals another" in out
     code, _, error = run_cli("analyze", TWO_ROLLS, "--seed", "3")  # a roll is analysed, never dealt
