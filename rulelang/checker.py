@@ -287,6 +287,27 @@ def kinds_seen_face_down(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnost
                              f"`card {zone}_card: one for each name in {', '.join(names)}`")
 
 
+@check("W421", "face-label-twice")
+def face_label_twice(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """Two faces of a die have one label and different values (`faces star = 1, star = 5`):
+    the trace shows `star` for both, the rules compare `face == star` for both, and a scenario
+    cannot script the second. Give each its own label (`star1 = 1, star5 = 5`). A face written
+    twice with the same value is fine: it is twice as likely."""
+    for item in tree.items:
+        if not isinstance(item, n.DieDecl):
+            continue
+        values: dict[tuple, object] = {}
+        for face in item.faces:
+            value = face.value if face.value is not None else face.label if isinstance(face.label, int) else 0
+            key = (face.label.__class__, face.label)
+            if key in values and values[key] != value:
+                yield Diagnostic("W421", f"two faces of `{item.name}` are labelled `{face.label}`, worth {values[key]} "
+                                 f"and {value}: the trace and a scenario cannot tell them apart", face.span or item.span,
+                                 help=f"give each its own label, such as `{face.label}{value} = {value}`")
+                break
+            values.setdefault(key, value)
+
+
 def _its_against_a_constant(node: n.Compare) -> bool:
     """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
     outer one would count all of the inner items or none of them)."""
@@ -778,7 +799,7 @@ def _is_int(value) -> bool:
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
-               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down)
+               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

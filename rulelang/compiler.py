@@ -105,6 +105,12 @@ piece drawn from it: a kind is a card's back. With `card tempura` and `card sash
 down, every hand shows to everyone. Make one kind, with an attribute for what tells the cards
 apart: `card dish: one for each name in tempura, sashimi`.
 """)
+register("W421", "face-label-twice", """
+Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
+shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
+Give each its own label (`star1 = 1, star5 = 5`). A face written twice with the same value is
+fine: it is twice as likely.
+""")
 register("W413", "never-equal", """
 `==` (or `!=`) compares with a string that the other side can never equal: a number, a player
 or true/false (`count(hand) == "0"`), or an attribute that no piece has with that text (`suit ==

@@ -23,6 +23,32 @@ def _multiset_count(faces: int, dice: int) -> int:
     return math.comb(dice + faces - 1, faces - 1) if faces else 0
 
 
+def _face_kinds(firsts: tuple[int, ...] | None, faces: int) -> int:
+    """How many faces of a die differ (``firsts``: each face's first alike face, or None)."""
+    return faces if firsts is None else len(set(firsts))
+
+
+@functools.cache
+def _weighted_outcomes(firsts: tuple[int, ...], dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    """The outcomes of rolling ``dice`` alike dice whose alike faces roll as one (``firsts``:
+    each face's first alike face): each multiset of first faces, with its exact probability,
+    multinomial x product of (alike faces / faces) per face shown."""
+    weights: dict[int, int] = {}
+    for f in firsts:
+        weights[f] = weights.get(f, 0) + 1
+    classes, faces = sorted(weights), len(firsts)
+    outcomes = []
+    for combo in itertools.combinations_with_replacement(classes, dice):
+        ways = math.factorial(dice)
+        probability = Fraction(1)
+        for face, run in itertools.groupby(combo):
+            k = len(list(run))
+            ways //= math.factorial(k)
+            probability *= Fraction(weights[face], faces) ** k
+        outcomes.append((combo, ways * probability))
+    return tuple(outcomes)
+
+
 def _multiset_outcomes(faces: int, dice: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     """The outcomes of rolling ``dice`` alike dice of ``faces`` faces: each multiset of face
     indices (sorted) with its exact probability, multinomial / faces ** dice. Small rolls are

@@ -79,9 +79,20 @@ class KindDef:
     # the `number` each face shows (its label when a number, else none), worked out once
     face_numbers: tuple[Any, ...] = attrs.field(init=False, eq=False, repr=False)
 
+    # faces alike (the same label and value: a die with three brains and two footsteps) roll as
+    # one with its weight: each face's first alike face, or None when no two faces are alike
+    face_firsts: tuple[int, ...] | None = attrs.field(init=False, eq=False, repr=False)
+
     @face_numbers.default
     def _face_numbers(self) -> tuple[Any, ...]:
         return tuple(label if label.__class__ is int else None for label in self.face_labels)
+
+    @face_firsts.default
+    def _face_firsts(self) -> tuple[int, ...] | None:
+        first: dict[tuple, int] = {}
+        firsts = tuple(first.setdefault((label.__class__, label, value), i)
+                       for i, (label, value) in enumerate(zip(self.face_labels, self.face_values)))
+        return None if len(first) == len(firsts) else firsts
 
     @property
     def is_die(self) -> bool:

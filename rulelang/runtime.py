@@ -26,9 +26,11 @@ from .engine_values import (  # noqa: F401 - CHANCE, TERMINAL, SEE_PIECES: calle
     SEE_PIECES,
     TERMINAL,
     PieceTable,
+    _face_kinds,
     _multiset_count,
     _multiset_outcomes,
     _number_bound,
+    _weighted_outcomes,
 )
 from .machine import Machine
 from .views import Views
@@ -395,8 +397,9 @@ class State(Board, Machine, Views):
             return len(self.zones[self.pending[2][0]])
         if self.pending[0] == "shuffle":
             return len(self.shuffle_left())
-        return math.prod(_multiset_count(len(self.game.kinds[kind_index].face_labels), len(dice))
-                         for kind_index, dice in self.pending[2])
+        kinds = self.game.kinds
+        return math.prod(_multiset_count(_face_kinds(kinds[kind_index].face_firsts, len(kinds[kind_index].face_labels)),
+                                         len(dice)) for kind_index, dice in self.pending[2])
 
     def chance_outcomes(self) -> list[tuple[tuple, Fraction]]:
         """Every outcome of the pending roll with its exact probability. Dice of one kind are
@@ -418,7 +421,10 @@ class State(Board, Machine, Views):
             pieces = self.shuffle_left()
             return [(p, Fraction(1, len(pieces))) for p in pieces]
         groups = self.pending[2]
-        per_group = [_multiset_outcomes(len(self.game.kinds[kind_index].face_labels), len(dice))
+        kinds = self.game.kinds
+        per_group = [_multiset_outcomes(len(kinds[kind_index].face_labels), len(dice))
+                     if kinds[kind_index].face_firsts is None else _weighted_outcomes(kinds[kind_index].face_firsts,
+                                                                                       len(dice))
                      for kind_index, dice in groups]
         if len(per_group) == 1:
             return [((combo,), p) for combo, p in per_group[0]]
@@ -436,8 +442,13 @@ class State(Board, Machine, Views):
         draw = rng.random
         if pending is not None and pending[0] == "roll" and len(pending[2]) == 1:  # one kind of dice
             kind_index, dice = pending[2][0]
-            faces = len(self.game.kinds[kind_index].face_labels)
-            outcome = (tuple(sorted([int(draw() * faces) for _ in dice])),)
+            kind = self.game.kinds[kind_index]
+            faces = len(kind.face_labels)
+            if kind.face_firsts is None:
+                outcome = (tuple(sorted([int(draw() * faces) for _ in dice])),)
+            else:  # an alike face is shown as its first, as chance_outcomes lists it
+                firsts = kind.face_firsts
+                outcome = (tuple(sorted([firsts[int(draw() * faces)] for _ in dice])),)
             return _OUTCOMES.get(outcome) or _interned(outcome)
         self._need_roll(_CHANCE_KINDS)
         if self.pending[0] == "draw":
@@ -447,7 +458,9 @@ class State(Board, Machine, Views):
             pieces = self.shuffle_left()
             return pieces[int(draw() * len(pieces))]
         kinds = self.game.kinds
-        outcome = tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) for _ in dice]))
+        outcome = tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) if kinds[kind_index].face_firsts
+                                      is None else kinds[kind_index].face_firsts[
+                                          int(draw() * len(kinds[kind_index].face_labels))] for _ in dice]))
                         for kind_index, dice in self.pending[2])
         return _OUTCOMES.get(outcome) or _interned(outcome)
 

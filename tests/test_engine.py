@@ -408,3 +408,24 @@ def test_nobody_wins_when_its_condition_holds_at_the_end(tmp_path, action, winne
     assert state.winners == winners
     assert state.returns() == [1.0 if p in winners else 0.0 for p in range(2)]
     assert line in state.event_lines()[-1]
+
+
+def test_alike_faces_roll_as_one_with_their_weight(tmp_path):
+    """A face written three times is three times as likely, and listed once: two dice of
+    `brain, brain, brain, feet, feet, shotgun` have 6 outcomes, their probabilities exact and
+    summing to 1; a sampled roll shows the first of alike faces, as the list does."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "Zombie":\n    players 1 to 1\n\ndie green:\n    faces brain, brain, brain, feet, feet, shotgun\n\n'
+                    "zone cup: shared pool, public\ncounter score: per player = 0\n\n"
+                    "setup:\n    rule s: create 2 green in cup\n\nturn:\n    rule r:\n        roll cup\n"
+                    "        score of player += count(cup, face == brain)\n\n"
+                    "end:\n    rule e: game ends when turn_number >= 3\n\nwinner:\n    rule w: most score of player\n",
+                    encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(1)
+    outcomes = dict(state.chance_outcomes())
+    assert state.chance_outcome_count() == len(outcomes) == 6
+    assert sum(outcomes.values()) == 1
+    assert outcomes[((0, 0),)] == Fraction(1, 4) and outcomes[((0, 3),)] == Fraction(1, 3)
+    assert outcomes[((5, 5),)] == Fraction(1, 36)
+    rng = random.Random(1)
+    assert all(state.sample_chance(rng) in outcomes for _ in range(200))
