@@ -1547,6 +1547,20 @@ class ExpressionCompiler:
                            literal, help=f"write the number without quotes: `{text}`" if text.lstrip("-").isdigit()
                            else None)
             return
+        for literal, other_node in ((node.left, node.right), (node.right, node.left)):
+            # `face == 7` where no die has a face 7 (a number: text is looked at above)
+            if isinstance(literal, n.Literal) and literal.value.__class__ is int and (
+                    isinstance(other_node, n.Attribute) and other_node.name == "face" or isinstance(other_node, n.Name)
+                    and other_node.id == "face" and scope.element is not None and scope.lookup("face") is None):
+                labels = {label for _, kind in (getattr(self, "kind_defs", None) or {}).values()
+                          if kind.category == "die" for label in kind.face_labels}
+                if labels and literal.value not in labels:
+                    numbers = sorted(label for label in labels if label.__class__ is int)
+                    self.error("W413", f"no die has a face {literal.value}: this is never equal", literal,
+                               help=f"the faces that are numbers are {', '.join(map(str, numbers[:12]))}"
+                               if numbers else "no face is a number: compare with a face's name, such as `face == "
+                               f"{sorted(map(str, labels))[0]}`")
+                    return
         for side, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):
             attribute = self._fixed_attribute(side, scope)
             if attribute is None or other.kind not in ("int", "bool") or self._reads_a_counter(other_node) \

@@ -527,6 +527,11 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
     if re.fullmatch(r"\s*repeat\s*", line) and re.fullmatch(r"\d+|[A-Za-z_]\w*", word):
         return (f"`repeat:` takes no count; to run a block {word} times write "
                 f"`for each i in range(1, {word}):`, or count with a variable and `while`")
+    create = re.search(r"\bcreate\s+([A-Za-z_]\w*)\s+$", line)
+    if create and re.fullmatch(r"[A-Za-z_]\w*", word) and create.group(1) != "in":
+        return f"a count that is a name goes in brackets: `create ({create.group(1)}) {word} ...`"
+    if re.search(r"\bdraw\s+$", line) and re.fullmatch(r"[A-Za-z_]\w*", word):
+        return f"a count that is a name goes in brackets: `draw ({word}) from ...`"
     if re.fullmatch(r"\s*continue\s*", line):
         return ("there is no `continue`: put the rest of the loop's block under an `if` that holds "
                 "when the rest should run, or leave the loop with `break`")

@@ -117,6 +117,9 @@ def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str
             return "—"
         top = printable(compact_items([str(seen["top"])], kind_names, implied=implied))
         return f"top {top} ({count})"
+    kinds = seen.get("kinds") or {}
+    if count and len(kinds) > 1:  # kinds are seen, as a card's back is: how many of each
+        return f"{count} hidden (" + ", ".join(f"{n} {printable(kind)}" for kind, n in kinds.items()) + ")"
     return f"{count} hidden" if count else "—"
 
 
