@@ -525,8 +525,7 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
                 "indented under it; for \"do this, or else that\" write a choice with two branches, "
                 "`choose:` then `\"take\": ...` and `\"pass\": ...`, or an `if` and `else`")
     if re.fullmatch(r"\s*repeat\s*", line) and re.fullmatch(r"\d+|[A-Za-z_]\w*", word):
-        return (f"`repeat:` takes no count; to run a block {word} times write "
-                f"`for each i in range(1, {word}):`, or count with a variable and `while`")
+        return f"to run a block {word} times write `repeat {word} times:`"
     create = re.search(r"\bcreate\s+([A-Za-z_]\w*)\s+$", line)
     if create and re.fullmatch(r"[A-Za-z_]\w*", word) and create.group(1) != "in":
         return f"a count that is a name goes in brackets: `create ({create.group(1)}) {word} ...`"
@@ -1080,7 +1079,12 @@ class AstBuilder(Transformer):
         return ("else", children[0])
 
     def repeat_stmt(self, meta, children):
-        return n.Repeat(children[0], span=self._span(meta))
+        count, body = children
+        if count is None:
+            return n.Repeat(body, span=self._span(meta))
+        # `repeat N times:` is `for each` over 1 to N, with a variable no rule can name
+        items = n.Call("range", (n.Literal(1, span=count.span), count), span=count.span)
+        return n.ForEach("(times)", items, body, span=self._span(meta))
 
     def while_stmt(self, meta, children):
         return n.While(children[0], children[1], span=self._span(meta))

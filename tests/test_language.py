@@ -342,3 +342,17 @@ def test_a_choice_said_aloud_shows_to_every_seat(tmp_path):
         state.apply_action(1)
         seen = [line.split("  [")[0] for line in state.event_lines(viewer=1) if "chooses" in line]
         assert seen == [shown], seen
+
+
+@pytest.mark.parametrize(("throws", "rolls"), [(3, 6), (0, 0)])
+def test_repeat_n_times_runs_its_block_n_times(throws, rolls):
+    """repeat_times.rules: `repeat throws times:` rolls `throws` times a turn, none for 0."""
+    game = rulelang.load(HERE / "language" / "repeat_times.rules", throws=throws)
+    state = game.new_initial_state(2, trace="eager")
+    rng = random.Random(1)
+    while not state.is_terminal():
+        state.apply_action(state.sample_chance(rng) if state.current_player() == rulelang.CHANCE
+                           else rng.choice(state.legal_actions()))
+    lines = state.event_lines()
+    assert sum(line.startswith("roll ") for line in lines) == rolls
+    assert sum(line.startswith("score of player") and "[bonus" in line for line in lines) == 4
