@@ -237,6 +237,15 @@ class _RebuiltWhere:
         return where
 
 
+def _sampled_faces(kind, dice: int, draw) -> tuple[int, ...]:
+    """The faces ``dice`` dice of ``kind`` show, drawn with ``draw``, sorted; an alike face as
+    its first (``KindDef.face_firsts``), as ``chance_outcomes`` lists it."""
+    faces, firsts = len(kind.face_labels), kind.face_firsts
+    if firsts is None:
+        return tuple(sorted([int(draw() * faces) for _ in range(dice)]))
+    return tuple(sorted([firsts[int(draw() * faces)] for _ in range(dice)]))
+
+
 class State(Board, Machine, Views):
     """A game in progress. Decisions and chance outcomes go in through ``apply_action``."""
 
@@ -458,10 +467,7 @@ class State(Board, Machine, Views):
             pieces = self.shuffle_left()
             return pieces[int(draw() * len(pieces))]
         kinds = self.game.kinds
-        outcome = tuple(tuple(sorted([int(draw() * len(kinds[kind_index].face_labels)) if kinds[kind_index].face_firsts
-                                      is None else kinds[kind_index].face_firsts[
-                                          int(draw() * len(kinds[kind_index].face_labels))] for _ in dice]))
-                        for kind_index, dice in self.pending[2])
+        outcome = tuple(_sampled_faces(kinds[kind_index], len(dice), draw) for kind_index, dice in self.pending[2])
         return _OUTCOMES.get(outcome) or _interned(outcome)
 
     def apply_action(self, action) -> None:
