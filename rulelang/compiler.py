@@ -894,16 +894,9 @@ class Compiler(ExpressionCompiler):
                     return True
             return False
 
-        def everyone_out(st, fr):
-            if st.tracing:
-                st.events.append((code_rule, "everyone out", None))
-
-        def anyone_in(st, fr):
-            return len(st.out) < st.n
-
-        code_rule = code.rule
+        everyone_out, anyone_in = _everyone_out(code.rule)
         # for rulelang.faces: these read no zone (the start reads what its expression reads)
-        for function in (reset, next_seat, everyone_out, anyone_in):
+        for function in (reset, next_seat):
             function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
             function.slots_used = frozenset((index,))
         if start is not None:
@@ -935,17 +928,8 @@ class Compiler(ExpressionCompiler):
             st.player = seat
             return True
 
-        def everyone_out(st, fr):
-            if st.tracing:
-                st.events.append((code_rule, "everyone out", None))
-
-        def anyone_in(st, fr):
-            return len(st.out) < st.n
-
         code_rule = code.rule
-        for function in (everyone_out, anyone_in):  # (for rulelang.faces: these read no zone)
-            function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
-            function.slots_used = frozenset()
+        everyone_out, anyone_in = _everyone_out(code_rule)
         give.zones_read = getattr(who, "zones_read", frozenset("*"))
         give.uses_counters = getattr(who, "uses_counters", True)
         give.slots_used = getattr(who, "slots_used", None)
@@ -1075,6 +1059,23 @@ class Compiler(ExpressionCompiler):
                                    self.hidden_values.trigger_seen_by(when))
         code.emit(m.OP_RETURN)
         return code.finish(), trigger
+
+
+def _everyone_out(rule: int) -> tuple:
+    """(``everyone_out``, ``anyone_in``): the functions that end the game where turns are to be
+    given and every player is out, and the trace's line for it (they read no zone:
+    rulelang.faces)."""
+    def everyone_out(st, fr):
+        if st.tracing:
+            st.events.append((rule, "everyone out", None))
+
+    def anyone_in(st, fr):
+        return len(st.out) < st.n
+
+    for function in (everyone_out, anyone_in):
+        function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
+        function.slots_used = frozenset()
+    return everyone_out, anyone_in
 
 
 # Statements that run no further than the next one: generated as lines of a Python function.
