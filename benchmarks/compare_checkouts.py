@@ -28,6 +28,8 @@ GAMES_PER_ROUND = {"break-the-code": 100, "chipo-chipa": 1, "extrawurm": 20, "ga
 
 ONE = """
 import gc, random, sys, time
+# an editable install would map the checkout's data (rulelang.grammar) to the installed one
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
 import rulelang
 path, players, games, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 game = rulelang.load(path)
