@@ -282,6 +282,20 @@ class Board:
                 if self.tracing:
                     self.events.append((rule, "back" if back else "out", seat))
 
+    def reveal(self, pieces: list, who: Any, rule: int) -> None:
+        """`reveal`: one player sees ``pieces`` where they lie; the trace tells the others that
+        they did (which pieces, only as far as they see them)."""
+        seat = self.turn_start(who, "`reveal ... to`")
+        if not pieces:
+            return
+        where = self.where
+        zones = [where[p] for p in pieces]
+        if self.tracing:
+            self.events.append((rule, "reveal", (tuple(pieces), zones, seat, [self.dynamic[0][p] for p in pieces],
+                                                 self._places(zones) if self.carried else None)))
+        if self.keeps_knowledge:
+            knowledge.revealed(self, pieces, seat)
+
     def turn_start(self, seat: Any, what: str = "`starting with`") -> int:
         """The seat a `starting with` (or ``what``) names (a number wraps around, as `seat(i)` does)."""
         if seat.__class__ is not int:

@@ -1079,7 +1079,7 @@ def _everyone_out(rule: int) -> tuple:
 
 
 # Statements that run no further than the next one: generated as lines of a Python function.
-_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate)
+_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate, n.Reveal)
 # Statements whose expressions all become lines (or Python blocks of lines): a define's value
 # is kept for the rest of a statement function from them (`define_uses`).
 _LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
@@ -1410,6 +1410,24 @@ class _Code:
         self.changed()
         if self.compiler.has_move_triggers:
             self.flush()  # the rules it sets off run before the next statement
+
+    def _s_Reveal(self, stmt, scope):
+        what = self.code_of(stmt.pieces, scope)
+        if what.kind not in ("piece", "pieces", "zone", "zones", "zonelist", "any"):
+            self.error("E201", f"`reveal` needs pieces, not {a_kind(what.kind)}", stmt.pieces,
+                       help="name the pieces, such as `reveal top(deck) to player`")
+            raise CompileError
+        who = self.code_of(stmt.to, scope)
+        if who.kind not in ("player", "int", "any"):
+            self.error("E201", f"`reveal ... to` needs one player, not {a_kind(who.kind)}", stmt.to,
+                       help="reveal to one player at a time: `for each p in others: reveal ... to p`")
+            raise CompileError
+        pieces = self.compiler.pieces_of(what)
+        if what.kind == "any":
+            pieces = self.compiler.any_piece(pieces)
+        if what.kind == "pieces" and not what.safe:
+            pieces = f"{pieces} or ()"
+        self.line(f"st.reveal(list({pieces}), {who.code}, {self.rule})")
 
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:

@@ -137,6 +137,15 @@ def moved(state: State, pieces: list[int], origins: list[int], to: int) -> None:
                 zone_knows[o] = known & kept
 
 
+def revealed(state: State, pieces: list[int], seat: int) -> None:
+    """`reveal`: the seat knows these pieces where they lie (until they move where it does not
+    see them)."""
+    bit, knows, where, zone_knows = 1 << seat, state.knows, state.where, state.zone_knows
+    for p in pieces:
+        knows[p] |= bit
+        zone_knows[where[p]] = zone_knows.get(where[p], 0) | bit
+
+
 def order_seers(state: State, index: int) -> int:
     """The seats that see the order of a zone's pieces (a `top only` zone: nobody, its top aside)."""
     return 0 if state.zone_of(index)[0].visibility == "top only" else zone_seers(state, index)

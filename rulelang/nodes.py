@@ -273,6 +273,15 @@ class TakeTurns(Node):
 
 
 @attrs.frozen
+class Reveal(Node):
+    """``reveal pieces to player``: one player sees pieces wherever they lie; the others see that
+    they did."""
+
+    pieces: Node
+    to: Node
+
+
+@attrs.frozen
 class GiveTurn(Node):
     """``give a turn to WHO``: one turn for one player, who runs the ``turn`` section (none if
     they are out)."""

@@ -1037,6 +1037,9 @@ class AstBuilder(Transformer):
     def eliminate_stmt(self, meta, children):
         return n.Eliminate(children[0], span=self._span(meta))
 
+    def reveal_stmt(self, meta, children):
+        return n.Reveal(children[0], children[1], span=self._span(meta))
+
     def bring_back_stmt(self, meta, children):
         return n.Eliminate(children[0], back=True, span=self._span(meta))
 

@@ -502,6 +502,15 @@ class Views:
             what = self._moved_text(moved, [source] * len(moved), to, labels, viewer)
             route = f"from {self.zone_name(source, viewer, places)} to {self.zone_name(to, viewer, places)}"
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
+        elif kind == "reveal":
+            pieces, zones, seat, labels = payload[:4]
+            places = payload[4] or {} if len(payload) > 4 else {}
+            names = sorted({self.zone_name(z, viewer, places) for z in zones})
+            if viewer == "all" or viewer == seat:
+                what = self.describe_group(list(pieces), labels)
+            else:  # named only where this viewer sees them anyway
+                what = self._moved_text(pieces, zones, zones[0], labels, viewer)
+            text = f"player {seat + 1} sees {what} in {', '.join(names)}"
         elif kind == "roll":
             text = self._roll_text(payload, viewer)
         elif kind == "choose":
