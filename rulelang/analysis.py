@@ -178,7 +178,7 @@ class Analysis:
 
     def _value(self, state: State, key: tuple, depth: int, parent, action):
         if state.finished or state.turn_number != self.turn or state.round_number != self.round:
-            value = self.objective.value(state, self.seat, self.baseline)
+            value = key[1]  # (worked out in ``_step``, which keys a turn's end with it)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
             node = self.nodes[key] = [value, "end", (), parent, action, key]

@@ -894,7 +894,6 @@ class Compiler(ExpressionCompiler):
                     return True
             return False
 
-        everyone_out, anyone_in = _everyone_out(code.rule)
         # for rulelang.faces: these read no zone (the start reads what its expression reads)
         for function in (reset, next_seat):
             function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
@@ -904,17 +903,7 @@ class Compiler(ExpressionCompiler):
             reset.uses_counters = getattr(start, "uses_counters", True)
             reset.slots_used = None if getattr(start, "slots_used", None) is None else start.slots_used | {index}
         code.emit(m.OP_EXEC, reset)
-        all_out, end = code.label(), code.label()
-        code.emit(m.OP_JUMP_IF_NOT, anyone_in, all_out)
-        top = code.here()
-        code.emit(m.OP_JUMP_IF_NOT, next_seat, end)
-        code.emit(m.OP_TURN, self.proc_index["turn"])
-        code.emit(m.OP_CHECK_END, False)
-        code.emit(m.OP_JUMP, top)
-        code.place(all_out)
-        code.emit(m.OP_EXEC, everyone_out)
-        code.emit(m.OP_END_GAME)
-        code.place(end)
+        self._emit_turns(code, next_seat, again=True)
 
     def _emit_one_turn(self, code: _Code, who: Any) -> None:
         """One turn for the player ``who`` (a function) names, passed over when they are out
@@ -929,17 +918,35 @@ class Compiler(ExpressionCompiler):
             return True
 
         code_rule = code.rule
-        everyone_out, anyone_in = _everyone_out(code_rule)
         give.zones_read = getattr(who, "zones_read", frozenset("*"))
         give.uses_counters = getattr(who, "uses_counters", True)
         give.slots_used = getattr(who, "slots_used", None)
         give.jumps = frozenset()
+        self._emit_turns(code, give, again=False)
+
+    def _emit_turns(self, code: _Code, next_seat: Any, again: bool) -> None:
+        """Turns while ``next_seat(st, fr)`` sets a player and says true: each runs the `turn`
+        section and then the end conditions; ``again``: the next turn after it, else one only.
+        When every player is out, the game ends here, and the trace says so."""
+        rule = code.rule
+
+        def everyone_out(st, fr):
+            if st.tracing:
+                st.events.append((rule, "everyone out", None))
+
+        def anyone_in(st, fr):
+            return len(st.out) < st.n
+
+        for function in (everyone_out, anyone_in):  # (for rulelang.faces: these read no zone)
+            function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
+            function.slots_used = frozenset()
         all_out, end = code.label(), code.label()
         code.emit(m.OP_JUMP_IF_NOT, anyone_in, all_out)
-        code.emit(m.OP_JUMP_IF_NOT, give, end)
+        top = code.here()
+        code.emit(m.OP_JUMP_IF_NOT, next_seat, end)
         code.emit(m.OP_TURN, self.proc_index["turn"])
         code.emit(m.OP_CHECK_END, False)
-        code.emit(m.OP_JUMP, end)
+        code.emit(m.OP_JUMP, top if again else end)
         code.place(all_out)
         code.emit(m.OP_EXEC, everyone_out)
         code.emit(m.OP_END_GAME)
@@ -1059,23 +1066,6 @@ class Compiler(ExpressionCompiler):
                                    self.hidden_values.trigger_seen_by(when))
         code.emit(m.OP_RETURN)
         return code.finish(), trigger
-
-
-def _everyone_out(rule: int) -> tuple:
-    """(``everyone_out``, ``anyone_in``): the functions that end the game where turns are to be
-    given and every player is out, and the trace's line for it (they read no zone:
-    rulelang.faces)."""
-    def everyone_out(st, fr):
-        if st.tracing:
-            st.events.append((rule, "everyone out", None))
-
-    def anyone_in(st, fr):
-        return len(st.out) < st.n
-
-    for function in (everyone_out, anyone_in):
-        function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
-        function.slots_used = frozenset()
-    return everyone_out, anyone_in
 
 
 # Statements that run no further than the next one: generated as lines of a Python function.
@@ -1399,12 +1389,7 @@ class _Code:
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
             raise CompileError
         moved = self.compiler.fresh("m")
-        pieces = self.compiler.pieces_of(what)
-        if what.kind == "any":  # a number may stand for a piece anywhere: rulelang.faces
-            pieces = self.compiler.any_piece(pieces)
-        if what.kind == "pieces" and not what.safe:  # a group not chosen (`otherwise` ran) is none: nothing moves
-            pieces = f"{pieces} or ()"
-        self.line(f"{moved} = list({pieces})")
+        self.line(f"{moved} = list({self._pieces_source(what)})")
         self.line(f"if {moved}: st.move({moved}, {self.compiler.as_destination(to.code)}, "
                   f"{stmt.place == 'bottom'}, {self.rule})")
         self.changed()
@@ -1422,12 +1407,16 @@ class _Code:
             self.error("E201", f"`reveal ... to` needs one player, not {a_kind(who.kind)}", stmt.to,
                        help="reveal to one player at a time: `for each p in others: reveal ... to p`")
             raise CompileError
+        self.line(f"st.reveal(list({self._pieces_source(what)}), {who.code}, {self.rule})")
+
+    def _pieces_source(self, what) -> str:
+        """Source of the pieces a `move` or `reveal` takes (the pieces of zones, lists of zones)."""
         pieces = self.compiler.pieces_of(what)
-        if what.kind == "any":
+        if what.kind == "any":  # a number may stand for a piece anywhere: rulelang.faces
             pieces = self.compiler.any_piece(pieces)
-        if what.kind == "pieces" and not what.safe:
+        if what.kind == "pieces" and not what.safe:  # a group not chosen (`otherwise` ran) is none: none taken
             pieces = f"{pieces} or ()"
-        self.line(f"st.reveal(list({pieces}), {who.code}, {self.rule})")
+        return pieces
 
     def _s_Create(self, stmt, scope):
         if stmt.kind not in self.compiler.kinds:

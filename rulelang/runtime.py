@@ -452,12 +452,11 @@ class State(Board, Machine, Views):
         if pending is not None and pending[0] == "roll" and len(pending[2]) == 1:  # one kind of dice
             kind_index, dice = pending[2][0]
             kind = self.game.kinds[kind_index]
-            faces = len(kind.face_labels)
-            if kind.face_firsts is None:
+            if kind.face_firsts is None:  # (the usual roll, inline: the step's hot path)
+                faces = len(kind.face_labels)
                 outcome = (tuple(sorted([int(draw() * faces) for _ in dice])),)
-            else:  # an alike face is shown as its first, as chance_outcomes lists it
-                firsts = kind.face_firsts
-                outcome = (tuple(sorted([firsts[int(draw() * faces)] for _ in dice])),)
+            else:
+                outcome = (_sampled_faces(kind, len(dice), draw),)
             return _OUTCOMES.get(outcome) or _interned(outcome)
         self._need_roll(_CHANCE_KINDS)
         if self.pending[0] == "draw":
