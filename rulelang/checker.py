@@ -268,7 +268,7 @@ def kinds_seen_face_down(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnost
     sashimi` dealt face down, every hand shows to everyone. Make one kind, with an attribute for
     what tells the cards apart: `card dish: one for each name in tempura, sashimi`."""
     zones = {item.name: item for item in tree.items
-             if isinstance(item, n.ZoneDecl) and item.visibility in ("hidden", "owner only") and item.per_piece is None}
+             if isinstance(item, n.ZoneDecl) and item.visibility in ("hidden", "owner only", "others only") and item.per_piece is None}
     if not zones:
         return
     dice = {item.name for item in tree.items if isinstance(item, n.DieDecl)}
@@ -445,17 +445,18 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
 
 @check("W415", "shared-owner-only-zone")
 def shared_owner_only_zone(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
-    """A shared zone that is `owner only`. Nobody owns a shared zone, so every player sees only
-    how many pieces it holds, as for a `hidden` zone: write `hidden` to say so, or make the
-    zone `per player` for a zone only its owner sees. (A shared counter cannot be `owner
-    only` at all: error E303.)"""
+    """A shared zone that is `owner only` (or `others only`). Nobody owns a shared zone, so every
+    player sees only how many pieces it holds, as for a `hidden` zone: write `hidden` to say so,
+    or make the zone `per player` for a zone only its owner sees (or all but its owner). (A
+    shared counter cannot be `owner only` at all: error E303.)"""
     for item in tree.items:
-        if isinstance(item, n.ZoneDecl) and item.visibility == "owner only" and not item.per_player \
-                and item.per_piece is None:
-            yield Diagnostic("W415", f"zone `{item.name}` is shared, so nobody owns it: `owner only` shows every "
-                             "player only how many pieces it holds", item.span,
-                             help=f"write `hidden` for that, or `zone {item.name}: per player ..., owner only` for a "
-                             "zone each player sees alone")
+        if isinstance(item, n.ZoneDecl) and item.visibility in ("owner only", "others only") \
+                and not item.per_player and item.per_piece is None:
+            yield Diagnostic("W415", f"zone `{item.name}` is shared, so nobody owns it: `{item.visibility}` shows "
+                             "every player only how many pieces it holds", item.span,
+                             help=f"write `hidden` for that, or `zone {item.name}: per player ..., "
+                             f"{item.visibility}` for a zone of each player that "
+                             + ("only its owner sees" if item.visibility == "owner only" else "all but its owner see"))
 
 
 @check("W414", "endless-loop")

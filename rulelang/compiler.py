@@ -710,8 +710,8 @@ class Compiler(ExpressionCompiler):
             self.error("E101", f"zone `{z.name}` is per `{z.per_piece}`, which is not a kind of component", z,
                        help=self.suggest(z.per_piece, kinds + ["player", "tile", "card", "token", "piece"]))
             return (-1,)  # still a zone of each piece (of none), so its uses raise no more errors
-        if z.visibility == "owner only":
-            self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `owner only`", z,
+        if z.visibility in ("owner only", "others only"):
+            self.error("E303", f"zone `{z.name}` belongs to pieces, not players: it cannot be `{z.visibility}`", z,
                        help="use `public`, `hidden`, `top only` or `secret`")
         return carriers
 

@@ -189,7 +189,8 @@ class HiddenValues:
         base = owner.level if owner is not None and not self._in_menu else PUBLIC  # which zone it is
         mine = OWN if owner is not None and owner.me and decl.per_player else PRIVATE
         count, items = {"public": (PUBLIC, PUBLIC), "top only": (PUBLIC, PUBLIC), "hidden": (PUBLIC, PRIVATE),
-                        "owner only": (PUBLIC, mine), "secret": (mine, mine)}.get(decl.visibility, (PRIVATE, PRIVATE))
+                        "owner only": (PUBLIC, mine), "others only": (PUBLIC, PRIVATE),
+                        "secret": (mine, mine)}.get(decl.visibility, (PRIVATE, PRIVATE))
         return Value(max(base, count), max(base, items))
 
     def _x_Of(self, node, env, element):

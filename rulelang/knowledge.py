@@ -38,6 +38,8 @@ def _mask(visibility: str, owner: int | None, everyone: int) -> int:
         return everyone
     if visibility in ("owner only", "secret") and owner is not None:
         return 1 << owner
+    if visibility == "others only" and owner is not None:
+        return everyone & ~(1 << owner)
     return 0
 
 

@@ -492,7 +492,7 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
                       help=_misspelt_keyword(text, start) or _word_help(text, start, end, token, expected))
 
 
-_ZONE_SIGHTS = "`public`, `hidden`, `owner only`, `top only` or `secret`"
+_ZONE_SIGHTS = "`public`, `hidden`, `owner only`, `others only`, `top only` or `secret`"
 _COUNTER_SIGHTS = "`public`, `hidden` or `owner only`"
 
 
@@ -511,13 +511,15 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
             return f"a counter is {sights}; `secret` is for zones (a counter only its owner sees is `owner only`)"
         if word in ("top", "only"):
             return f"a counter is {sights}; `top only` is for zones"
+        if word == "others":
+            return f"a counter is {sights}; `others only` is for zones"
         close = did_you_mean(word.lower().replace("_", " ").replace("-", " "),
-                             ["public", "hidden", "owner only", "top only", "secret"] if zone else
+                             ["public", "hidden", "owner only", "others only", "top only", "secret"] if zone else
                              ["public", "hidden", "owner only"])
         return f"{close} (a {'zone' if zone else 'counter'} is {sights})" if close else \
             f"a {'zone' if zone else 'counter'} is {sights}"
     if words == {"only"}:
-        return "write it as two words: `owner only`, `top only`"
+        return "write it as two words: `owner only`, `others only`, `top only`"
     if token.value == "," and re.match(r"\s*counter\b", line):
         return f"a counter has one visibility: {_COUNTER_SIGHTS}"
     if re.fullmatch(r"\s*otherwise\s*", line) and word == ":":
@@ -876,7 +878,7 @@ class AstBuilder(Transformer):
             words = [str(t) for t in prop]
             text = " ".join(words)
             group = {"shared": "owner", "per": "owner", "sorted": "order", "public": "visibility",
-                     "hidden": "visibility", "owner": "visibility", "top": "visibility",
+                     "hidden": "visibility", "owner": "visibility", "others": "visibility", "top": "visibility",
                      "secret": "visibility", "showing": "shows"}.get(words[0], "kind")
             if group in seen:
                 problems.append(f"says both `{seen[group]}` and `{text}`")

@@ -210,6 +210,8 @@ class Views:
             return SEE_PIECES
         if visibility == "hidden":
             return SEE_COUNT
+        if visibility == "others only":  # a hand held facing away: the owner, and a spectator, count it
+            return SEE_PIECES if owner is not None and viewer is not None and owner != viewer else SEE_COUNT
         if owner is not None and owner == viewer:
             return SEE_PIECES
         return SEE_COUNT if visibility == "owner only" else SEE_NOTHING

@@ -321,7 +321,9 @@ def _sight(state, zone_index, seat):
         return "pieces"
     if zone.visibility in ("owner only", "secret") and owner is not None and owner == seat:
         return "pieces"
-    return "count" if zone.visibility in ("hidden", "owner only") else "nothing"
+    if zone.visibility == "others only" and owner is not None and seat is not None and owner != seat:
+        return "pieces"
+    return "count" if zone.visibility in ("hidden", "owner only", "others only") else "nothing"
 
 
 def _facts(state, seat):
