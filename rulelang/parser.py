@@ -109,12 +109,17 @@ class RulesIndenter(Indenter):
 
     def process(self, stream):
         self.indents = [""]
+        self.last_end = None
         self.open: list[Token] = []  # the brackets open where the parser is, innermost last
         return self._process(stream)
 
     def _process(self, stream):
         token = None
         for token in stream:
+            if token.start_pos and token.start_pos == getattr(self, "last_end", None) \
+                    and _WORD_CHAR.match(token.value) and _WORD_CHAR.match(self.last_value[-1:]):
+                raise _GluedWords(self.last_start, token.end_pos, self.last_value, token.value)
+            self.last_start, self.last_end, self.last_value = token.start_pos, token.end_pos, token.value
             if token.type == self.NL_type:
                 yield from self.handle_NL(token)
             else:
@@ -158,6 +163,17 @@ class RulesIndenter(Indenter):
 
 def _whitespace(indent: str) -> str:
     return "tabs" if indent.startswith("\t") else "spaces"
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+class _GluedWords(Exception):
+    """Two words the lexer read with nothing between them (`sharedpile` as `shared pile`): where
+    only keywords can follow, a keyword is matched at the start of a longer word."""
+
+    def __init__(self, start: int, end: int, first: str, second: str):
+        self.start, self.end, self.first, self.second = start, end, first, second
 
 
 class _MixedIndent(Exception):
@@ -385,7 +401,7 @@ def _mistake_table() -> dict[tuple[int, str], list[str]]:
                 labels = table.setdefault((error.state.position, error.token.type), [])
                 if label not in labels:
                     labels.append(label)
-            except (UnexpectedInput, _BadIndent, _MixedIndent):
+            except (UnexpectedInput, _BadIndent, _MixedIndent, _GluedWords):
                 pass
     return table
 
@@ -423,6 +439,9 @@ def _acceptable(error: UnexpectedInput) -> set[str]:
 
 
 def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnostic:
+    if isinstance(error, _GluedWords):
+        return Diagnostic("E001", f"unexpected `{error.first}{error.second}`", source.span(error.start, error.end),
+                          help=f"write it as two words: `{error.first} {error.second}`")
     if isinstance(error, _MixedIndent):
         return Diagnostic("E006", error.message, source.span(error.offset, error.offset + 1),
                           help="indent with spaces only, or with tabs only, in the whole file")
@@ -1313,7 +1332,7 @@ def parse(source: Source, limits: Limits = DEFAULT) -> tuple[n.RulesFile | None,
         return None, [too_many]  # a byte order mark: read as a space, so that offsets stay true
     try:
         tree = _lark().parse(text)
-    except (UnexpectedInput, _BadIndent, _MixedIndent) as error:
+    except (UnexpectedInput, _BadIndent, _MixedIndent, _GluedWords) as error:
         return None, [_syntax_diagnostic(error, source, text)]
     deep = _too_deep(tree, source)
     if deep is not None:
