@@ -1019,7 +1019,14 @@ class ExpressionCompiler:
 
     def _x_ListExpr(self, node, scope, slots):
         parts = [self.code(item, scope, slots) for item in node.items]
-        kinds = {p.kind for p in parts}
+        kinds = {p.kind for p in parts} - {"none"}  # (a `none` item is left out)
+        if "piece" in kinds and kinds - {"piece", "any"}:
+            item = next(i for i, p in zip(node.items, parts) if p.kind not in ("piece", "any", "none"))
+            self.error("E201", f"a list holds pieces or other values, not both: this one has pieces and "
+                       f"{a_kind(next(p.kind for p in parts if p.kind not in ('piece', 'any', 'none')))}", item,
+                       help="keep the pieces in a list of their own: as values, a piece would show as a number, "
+                       "which tells which piece it is")
+            raise CompileError
         kind = {frozenset({"piece"}): "pieces", frozenset({"player"}): "players",
                 frozenset({"zone"}): "zonelist"}.get(frozenset(kinds), "values")
         if all(p.safe for p in parts):  # no item can be none: nothing to leave out
@@ -1028,7 +1035,19 @@ class ExpressionCompiler:
 
     def _x_TupleExpr(self, node, scope, slots):
         parts = [self.code(item, scope, slots) for item in node.items]
+        for item, part in zip(node.items, parts):
+            self._no_pieces_in_tuples(part.kind, item)
         return Expr(f"({', '.join(p.code for p in parts)},)", "tuple", True)
+
+    def _no_pieces_in_tuples(self, kind: str, node) -> None:
+        """E201 for a piece in a tuple: a tuple shows its parts as numbers, so a hidden card
+        would show as its id, in the trace, on the board and to bots."""
+        if kind in ("piece", "pieces"):
+            self.error("E201", "a tuple cannot hold a piece: it would show as a number, which tells which piece "
+                       "it is even to a player who may not see it", node,
+                       help="choose the piece with a parameter (`choose c from hand of player, then choose t from "
+                       "...`), or keep it in a variable or counter of its own")
+            raise CompileError
 
     def _x_Name(self, node, scope, slots):
         name = node.id
@@ -1659,6 +1678,7 @@ class ExpressionCompiler:
                 if e.kind not in COLLECTIONS and e.kind not in ("any", "tuple"):
                     self.error("E201", f"`product` needs collections, not {a_kind(e.kind)}", arg)
                     raise CompileError
+                self._no_pieces_in_tuples(e.kind, arg)
                 lists.append(self.as_list(e))
             return Expr(f"_product(st, {', '.join(lists)})", "values", True)
         parts = []

@@ -209,6 +209,8 @@ class Compiler(ExpressionCompiler):
         self.variables_from_counters: dict[str, set[str]] = {}
         self.counters_from_variables: dict[str, set[str]] = {}
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
+        self.piece_counter_sites: dict[str, Any] = {}  # counter -> where it is first set to pieces
+        self.ranked_counters: list[tuple[str, n.Criterion]] = []  # winner rules ranking by a counter
         self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
         # The cells of each column with parameters: (column, expression, the row's plain values),
@@ -534,6 +536,18 @@ class Compiler(ExpressionCompiler):
                 except CompileError:
                     pass
         self._players_through_variables()
+        for name, node in self.ranked_counters:
+            if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
+                self.error("E201", f"`{node.direction}` ranks the players by a number, not a piece: counter "
+                           f"`{name}` holds pieces", node.value,
+                           help=f"rank by one of the piece's attributes: `{node.direction} "
+                           f"({name} of player).number` (or another attribute)")
+        for name in sorted(self.piece_counters & self.other_counters):
+            self.error("E201", f"counter `{name}` is set to pieces here and to other values elsewhere (or starts as "
+                       "one): a piece among numbers would show as a number, which tells which piece it is",
+                       self.piece_counter_sites[name],
+                       help=f"start it as `none` (`counter {name}: ... = none`), and keep other values in a "
+                       "counter of their own")
         for name, node, what in self.seat_reads:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
                 self.error("E201", f"{what} needs a player; counter `{name}` holds pieces", node,
@@ -767,6 +781,8 @@ class Compiler(ExpressionCompiler):
                     self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
                 if kind != "none":
                     (self.piece_counters if kind in ("piece", "pieces") else self.other_counters).add(c.name)
+                    if kind in ("piece", "pieces"):
+                        self.piece_counter_sites.setdefault(c.name, c.initial)
             except CompileError:
                 fn = self.function("0")
             if c.visibility == "owner only" and not c.per_player:
@@ -827,6 +843,9 @@ class Compiler(ExpressionCompiler):
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, ranked = self.expr(inner.value, Scope(), slots)
                         ranked = self.text_or(ranked, inner.value, Scope())
+                        counter = _counter_read(inner.value)
+                        if ranked == "any" and counter in self.counters:  # known once every rule is compiled
+                            self.ranked_counters.append((counter, inner))
                         if ranked in COLLECTIONS or ranked in ("piece", "str"):
                             self.error("E201", f"`{inner.direction}` ranks the players by a number, not "
                                        f"{a_kind(ranked)}", inner.value,
@@ -1558,6 +1577,7 @@ class _Code:
             self.compiler.other_counters.add(target.name)
         if stmt.op == "=" and value.kind in ("piece", "pieces"):  # the trace names them where seen
             self.compiler.piece_counters.add(target.name)
+            self.compiler.piece_counter_sites.setdefault(target.name, stmt.value)
             self.line(f"st.set_counter({i}, {new}, {self.rule}, False, True)")
         else:
             self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
@@ -2110,6 +2130,13 @@ class _Code:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _counter_read(node) -> str | None:
+    """The counter a winner rule reads whole (`marked of player`, `marked`), or None."""
+    if isinstance(node, n.Of):
+        node = node.left
+    return node.id if isinstance(node, n.Name) else None
 
 
 def _doc_of(body: tuple) -> str:
