@@ -975,6 +975,7 @@ class Compiler(ExpressionCompiler):
         code = _Code(self, Slots(), name, -1)
         code.section = kind
         if decl is not None:
+            code.body = decl.body
             code.block(decl.body, self._parameters(decl, code))
         code.call_done_triggers()
         code.emit(m.OP_RETURN)
@@ -1060,6 +1061,7 @@ class Compiler(ExpressionCompiler):
                     code.emit(m.OP_JUMP_IF_NOT, self.truth(when.cond, scope, slots), end)
                 except CompileError:
                     pass
+            code.body = when.body
             code.block(when.body, scope)
             code.place(end)
         else:
@@ -1080,6 +1082,7 @@ class Compiler(ExpressionCompiler):
                 except TooDeep:
                     self.error("E304", "an expression is nested too deeply to compile", node,
                                help="split it with `define` or `let`")
+            code.body = when.body
             code.block(when.body, scope)
             trigger = m.TriggerDef(code.rule, self.proc_index[name], parts[0], parts[1], parts[2], when.instead,
                                    self.hidden_values.trigger_seen_by(when))
@@ -1112,6 +1115,7 @@ class _Code:
         self.name = name
         self.rule = rule
         self.section = "main"
+        self.body = None  # the statements compiled (``HiddenValues.private_names`` is keyed by them)
         self.code: list[list] = []
         self.spans: list = []
         self.loop_ends: list[list] = []
@@ -1191,8 +1195,12 @@ class _Code:
                                  a[1], a[2])
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
+        pieces = self.slots.piece_kinds()
+        private = self.compiler.hidden_values.private_names.get(id(self.body), frozenset())
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
-                           tuple(self.slots.names), self.params, self.slots.piece_kinds())
+                           tuple(self.slots.names), self.params, pieces,
+                           tuple(name in private and (i >= len(pieces) or pieces[i] is None)
+                                 for i, name in enumerate(self.slots.names)))
 
     def _statement_function(self, lines: list[str], places: list[tuple]):
         """The Python function of a statement function's lines; its code's file name keys the

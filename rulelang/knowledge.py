@@ -325,6 +325,15 @@ def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
         copy.pending = (pending[0], spec, options, *pending[3:])
 
 
+def private_values(state: State) -> bool:
+    """Whether a running rule holds a value (not pieces) it may have worked out from what some
+    seat does not see (``Procedure.private_slots``): a redeal keeps such a value as it is, so
+    a determinization must come from a replay. Read from where the rules are, never from the
+    values, so two states a seat cannot tell apart answer alike."""
+    procedures = state.game.procedures
+    return any(True in procedures[frame[0]].private_slots for frame in state.frames)
+
+
 def _same(value):
     return value
 
@@ -367,6 +376,7 @@ REPLAY_TRIES = 2  # replays tried for one sample before it is dealt again instea
 STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, before a replay fails
 SEARCH_TRIES = 60  # draws tried in all by one replay
 GIVE_UP = 1       # samples in a row with no replay that fits, before a view only deals again
+DEEP_SEARCH = 20  # times SEARCH_TRIES, for a state a redeal cannot follow (``private_values``)
 
 
 class Seen:
@@ -479,16 +489,17 @@ def at_step(replay: State, mover: int, is_draw: bool) -> bool:
 
 def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: random.Random):
     """Actions to try for a step the seat did not see whole, drawn with ``rng``: chance drawn
-    anew (a draw avoids the pieces the seat sees drawn later), a choice uniformly among the
-    legal ones, without repeats."""
+    anew (a draw avoids the pieces the seat sees drawn later), STEP_TRIES times; a choice:
+    every legal one, in a random order. (A value the rules work out from a hidden choice, kept
+    in a `let`, is right only in a replay: a redeal keeps the true one.)"""
     from .runtime import CHANCE
 
     if not at_step(replay, mover, is_draw):
         return  # the replay went elsewhere (a hidden draw ended a loop sooner): no action fits here
-    if mover != CHANCE:
+    if mover != CHANCE:  # every option, in a random order: one left untried may be the only one that fits
         actions = replay.legal_actions()
         rng.shuffle(actions)
-        yield from actions[:STEP_TRIES]
+        yield from actions
         return
     if is_draw:
         pieces = replay.zones[replay.pending[2][0]]
@@ -512,17 +523,17 @@ def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
     return _new_lines(replay, before, seat) == lines
 
 
-def replay_sample(seen: Seen, seat: int, rng: random.Random) -> State | None:
+def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARCH_TRIES) -> State | None:
     """One determinization by replay: the game played again from ``seen.start``, each step the
     seat saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
     probabilities, another player's hidden choice uniformly) so that the lines the seat sees
     match; where no draw fits, the search goes back to the last step drawn and draws it again,
-    SEARCH_TRIES draws in all, and as many steps in all as two replays. None when that fails or the end does not look the same to the seat."""
+    ``search`` draws in all, and as many steps in all as two replays. None when that fails or the end does not look the same to the seat."""
     steps = seen.steps
     replay, reserved, i = seen.start.clone(), set(seen.drawn), 0
     open_steps: list = []  # steps drawn anew: (index, the replay before it, its candidates left)
-    tries = SEARCH_TRIES
-    work = 2 * len(steps) + SEARCH_TRIES  # steps played in all: a search never costs much more than two replays
+    tries = search
+    work = 2 * len(steps) + search  # steps played in all: a search never costs much more than two replays
     while i < len(steps):
         work -= 1
         if work < 0:
@@ -612,6 +623,13 @@ class SeatView:
                     self.__misses = 0
                     return sample
             self.__misses += 1
+        if self.__steps and private_values(state):
+            # a redeal would keep what the rules worked out from hidden things (`let v =
+            # card.number`, the card chosen in secret): search on, longer, for a replay
+            for _ in range(REPLAY_TRIES):
+                sample = replay_sample(self.__steps, self.seat, rng, SEARCH_TRIES * DEEP_SEARCH)
+                if sample is not None:
+                    return sample
         return sample_state(state, self.seat, rng, self.observation_string())
 
     def chain_worlds(self, kept, count: int, budget: int, rng: random.Random) -> list[tuple[State, float]] | None:

@@ -235,6 +235,9 @@ class Procedure:
     # Per slot: "piece", "pieces", "for pieces" (a loop's pieces and place) or "several" (a
     # choice of several's chain) where it holds only pieces, else None (``Slots.piece_kinds``)
     piece_slots: tuple[str | None, ...] = ()
+    # Per slot: whether it may hold a value (not pieces) worked out from what some seat does not
+    # see (``HiddenValues.private_names``): a redeal keeps its true value (``SeatView.sample_state``)
+    private_slots: tuple[bool, ...] = ()
 
 
 @attrs.frozen

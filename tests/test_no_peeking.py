@@ -43,16 +43,32 @@ def _unseen_chance(state, seat: int) -> bool:
     return not (knowledge.zone_seers(state, source) | knowledge.zone_seers(state, to)) >> seat & 1
 
 
+def _last_hidden_choice(state, seat: int) -> int | None:
+    """The step of the last choice another seat made that ``seat`` did not see (its line reads
+    `(hidden)`), or None."""
+    replay, last = state.game.new_initial_state(state.n, trace="eager"), None
+    for step, action in enumerate(state.history):
+        mover, before = replay.current_player(), len(replay.events)
+        replay.apply_action(action)
+        if mover not in (CHANCE, seat) and not knowledge._choice_shown(replay, before, seat):
+            last = step
+    return last
+
+
 def replayed_twin(state, seat: int, rng: random.Random):
     """The same game played again, with each roll and draw that ``seat`` does not see drawn
     anew (a drawn piece swapped with another of its kind that the seat has not seen since,
-    which later draws then take); None when an action no longer fits."""
+    which later draws then take), and the last choice of another seat that it did not see made
+    anew (a card hidden, and a `let` worked out from it); None when an action no longer fits."""
+    redrawn = _last_hidden_choice(state, seat)
     twin = state.game.new_initial_state(state.n)
     unknown = {p for p, mask in enumerate(state.knows or ()) if not mask >> seat & 1
                and not knowledge.zone_seers(state, state.where[p]) >> seat & 1}
     swap: dict[int, int] = {}  # a piece of the game played: the piece the twin takes for it
-    for action in state.history:
-        if twin.current_player() == CHANCE:
+    for step, action in enumerate(state.history):
+        if step == redrawn:
+            action = rng.choice(twin.legal_actions())
+        elif twin.current_player() == CHANCE:
             unseen = _unseen_chance(twin, seat)
             if twin.pending[0] in ("roll", "shuffle"):
                 action = twin.sample_chance(rng) if unseen else action
