@@ -1601,6 +1601,14 @@ class _Code:
             self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,
                        help=f"use a new name: `let other_{name} = ...`")
             raise CompileError
+        if given == "zone" and held in ("any", "none"):
+            # a zone is kept as its number: in a variable that may hold other values, it would
+            # be read as that number (`text(z)` is 1, `z == right` is false)
+            self.error("E201", f"`{name}` holds values other than zones (it starts as `none`, or is set to another "
+                       "kind of value), so it cannot hold a zone", node,
+                       help=f"start it as a zone: `let {name} = <a zone>` (an empty zone can stand for \"no zone "
+                       "yet\")")
+            raise CompileError
         if (held == "zone") != (given == "zone") and "any" not in (held, given) and "none" not in (held, given):
             # a zone is read as the pieces in it: a number in its place would be read as a zone
             self.error("E201", f"`{name}` holds {a_kind(held)}; it cannot be set to {a_kind(given)}", node,

@@ -297,15 +297,15 @@ class Machine:
                         continue
                     if len(set(dice)) != len(dice):  # a die listed twice (`A + B` overlapping) rolls once
                         dice = list(dict.fromkeys(dice))
-                    kind_of = self.pieces.kind
+                    kind_of, where = self.pieces.kind, self.where
                     kinds = set(map(kind_of.__getitem__, dice))
-                    if len(kinds) == 1:
+                    if len(kinds) == 1 and len(set(map(where.__getitem__, dice))) == 1:
                         groups = [(kinds.pop(), list(dice))]
-                    else:
-                        by_kind: dict[int, list[int]] = {}
+                    else:  # alike only within one zone: each cup rolls its own faces
+                        by_kind: dict[tuple[int, int], list[int]] = {}
                         for p in dice:
-                            by_kind.setdefault(kind_of[p], []).append(p)
-                        groups = sorted(by_kind.items())
+                            by_kind.setdefault((kind_of[p], where[p]), []).append(p)
+                        groups = [(kind, group) for (kind, _), group in sorted(by_kind.items())]
                     for kind_index, _ in groups:
                         if self.game.kinds[kind_index].category != "die":  # not is_die
                             raise RuntimeFault(self._diagnostic(
@@ -366,6 +366,11 @@ class Machine:
                     code, slots, pc = proc.code, callee, 0
                 elif op == 7 or op == 8:  # OP_RETURN, OP_END_TURN
                     if op == 8:
+                        if not any(f[3] for f in self.frames):
+                            frame[1] = pc
+                            raise RuntimeFault(self._diagnostic(
+                                "R503", "`end turn` runs outside a turn (from the `setup` or `round` section, "
+                                "through a procedure or a triggered rule): there is no turn to end"))
                         if self.tracing:
                             self.events.append((rule, "end turn", self.player))
                         while not self.frames[-1][3]:

@@ -429,3 +429,23 @@ def test_alike_faces_roll_as_one_with_their_weight(tmp_path):
     assert outcomes[((5, 5),)] == Fraction(1, 36)
     rng = random.Random(1)
     assert all(state.sample_chance(rng) in outcomes for _ in range(200))
+
+
+def test_one_roll_of_several_cups_rolls_each_cup_on_its_own(tmp_path):
+    """`roll cup of players`: dice are alike only within one zone, so each cup has its own
+    outcome (two cups of one die: 36 outcomes, not the 21 multisets of two dice), and player 1's
+    die is not always the lower one."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "Cups":\n    players 2 to 2\n\ndie d6:\n    faces 1 to 6\n\n'
+                    "zone cup: per player pool, owner only\n\n"
+                    "setup:\n    rule s:\n        for each p in players:\n            create 1 d6 in cup of p\n\n"
+                    "round:\n    rule shake: roll cup of players\n    rule done: end game\n\n"
+                    "winner:\n    rule w: most sum(cup of player)\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    outcomes = dict(state.chance_outcomes())
+    assert len(outcomes) == 36 and sum(outcomes.values()) == 1
+    assert outcomes[((5,), (0,))] == Fraction(1, 36)
+    state.apply_action(((5,), (0,)))
+    cups = [state.zone_index("cup", seat) for seat in range(2)]
+    assert [state.dynamic[1][state.zones[cup][0]] for cup in cups] == [6, 1]
+    assert state.winners == [0]

@@ -33,6 +33,7 @@ def main(capsys, *argv: str) -> tuple[int, str, str]:
 # (file, extra arguments, the code, text of the message). Each is played by bots with a log.
 FAULTS = [
     ("counter_div0.rules", ["--seats", "random"], "R503", "the start value of counter `c`"),
+    ("end_turn_outside_a_turn.rules", [], "R503", "end_turn_outside_a_turn.rules:8:16"),
     ("invariant_div0.rules", ["--check"], "R503", "invariant `sane` cannot be worked out: division by zero"),
     ("hyp_invariant_index_typeerror.rules", ["--check"], "R503", "invariant `inv` cannot be worked out"),
     ("memoryerror_empty_message.rules", [], "R512", "limit of 100000 pieces"),
