@@ -137,6 +137,7 @@ class Analysis:
         if state.is_terminal():
             raise AnalysisRefused("the game is over: there is no turn to analyse")
         root = state.clone(tracing=False)
+        root.stop_at_turn_end = True  # a turn's end is valued there, before the next turn's first statements
         root.events, root.history, root.seen_lines = [], [], {}
         knowledge.forget(root)  # what seats know does not change play
         self.start = state
@@ -177,7 +178,7 @@ class Analysis:
         return p if self.exact else float(p)
 
     def _value(self, state: State, key: tuple, depth: int, parent, action):
-        if state.finished or state.turn_number != self.turn or state.round_number != self.round:
+        if state.turn_over or state.finished or state.turn_number != self.turn or state.round_number != self.round:
             value = key[1]  # (worked out in ``_step``, which keys a turn's end with it)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
@@ -255,11 +256,12 @@ class Analysis:
         pending = child.pending
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
-        key = self._keys.key(child)
-        if child.finished or child.turn_number != self.turn or child.round_number != self.round:
-            # the turn is over: what the objective reads there may be what a key leaves out (the
-            # faces of dice the next turn rolls first), so its value is part of the key
-            key = (key, self.objective.value(child, self.seat, self.baseline))
+        if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
+            # the turn is over: a leaf, worth the objective's value there, all that its key holds
+            # (ends of equal value are one node)
+            key = (_TURN_END, self.objective.value(child, self.seat, self.baseline))
+        else:
+            key = self._keys.key(child)
         return child, key, forced, self.nodes.get(key)
 
     def _forced(self, state: State, depth: int) -> tuple:
@@ -269,7 +271,7 @@ class Analysis:
         played = []
         pending = state.pending
         while (pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS
-               and not state.finished and state.turn_number == self.turn and state.round_number == self.round):
+               and not state.finished and not state.turn_over and state.turn_number == self.turn and state.round_number == self.round):
             if depth + len(played) >= self.max_steps:
                 raise self._too_long()
             state.apply_action(0)
@@ -446,6 +448,9 @@ def _no_collection():
         if collecting:
             gc.freeze()
             gc.enable()
+
+
+_TURN_END = "the turn's end"
 
 
 def _value_of(child: tuple):

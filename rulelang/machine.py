@@ -375,7 +375,9 @@ class Machine:
                             self.events.append((rule, "end turn", self.player))
                         while not self.frames[-1][3]:
                             self.frames.pop()
-                    self.frames.pop()
+                    if self.frames.pop()[3] and self.stop_at_turn_end:
+                        self.turn_over = True
+                        return
                     if fired:  # rules set off in the frames just left are not run
                         fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
                     frame = self.frames[-1]

@@ -228,7 +228,8 @@ def _sheet_text(counter, owner: str, counters_seen: dict) -> str:
 
 def _everything_seen(state: State) -> dict:
     """The referee's board: every seat's observation merged, each zone and counter as the
-    seat that knows most of it sees it (a shared hidden zone stays a count)."""
+    seat that knows most of it sees it (a shared hidden zone stays a count), and the counters
+    no seat sees."""
     merged = state.observation(None)
     merged = {**merged, "zones": dict(merged.get("zones", {})), "counters": dict(merged.get("counters", {}))}
     for seat in range(state.n):
@@ -240,10 +241,11 @@ def _everything_seen(state: State) -> dict:
             if not isinstance(value, dict):
                 merged["counters"][name] = value
     holding_pieces = {c.name for c in state.game.counters if c.holds_pieces}
-    if holding_pieces:  # a card no seat sees (one in the deck) is named to the referee, as in the trace
-        for name, value in state.observation("all").get("counters", {}).items():
-            if name.split(" of ")[0].split("[")[0] in holding_pieces:
-                merged["counters"][name] = value
+    # A counter no seat sees (`hidden`) shows its value to the referee, as the trace does; so
+    # does a card no seat sees (one in the deck) that a counter holds
+    for name, value in state.observation("all").get("counters", {}).items():
+        if name not in merged["counters"] or name.split(" of ")[0].split("[")[0] in holding_pieces:
+            merged["counters"][name] = value
     merged.pop("scores", None)  # the referee sees every score
     return merged
 

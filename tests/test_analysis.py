@@ -330,3 +330,15 @@ def test_objective_errors_point_into_the_objective_as_typed():
     assert "--objective:1:1" in error and "most (" not in error
     code, _, error = run_cli("analyze", pig, "--objective", "2 +")
     assert code == 1 and "the objective ends too early" in error and "--objective:1:4" in error
+
+
+@pytest.mark.parametrize(("objective", "expected"), [(None, 3.5), ("pot", 3.5)])
+def test_a_turn_is_valued_where_it_ends_not_after_the_next_turns_first_statements(objective, expected):
+    """The next turn first gives everyone a point and empties the pot: neither is the turn's."""
+    path = str(Path(__file__).parent / "language" / "analyze_turn_end.rules")
+    if objective is None:
+        game = rulelang.load(path)
+        chosen = analysis.gain_objective(game)
+    else:
+        game, chosen = analysis.compile_objective(path, objective)
+    assert analysis.Analysis(game.new_initial_state(2), chosen).value == pytest.approx(expected)
