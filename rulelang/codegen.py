@@ -1492,6 +1492,10 @@ class ExpressionCompiler:
         if kind not in NUMERIC and kind not in ("any", "label", "player"):
             self.error("E201", f"{what} needs a number, not {a_kind(kind)}", node)
             raise CompileError
+        if isinstance(node, n.BoolOp):  # `(best or 0) + 1` is `true + 1`: a slip for a default
+            self.error("E201", f"{what} needs a number, and `{node.op}` gives true or false", node,
+                       help="for a value or a default, write `X if X != none else 0`")
+            raise CompileError
 
     def _x_Compare(self, node, scope, slots):
         op = node.op

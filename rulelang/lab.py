@@ -49,12 +49,18 @@ def balance(results: list[GameResult], players: int) -> dict:
     done = [r for r in results if r.fault is None]
     if not done:
         return {}
-    first, (low, high) = win_share([r.returns(players)[0] for r in done])
+    # seat 1's share of the wins, over the games someone won (in a game nobody wins, as a
+    # cooperative game lost, no seat has an advantage to show)
+    won = [r for r in done if any(r.returns(players))]
     report = {}
     if players > 1:  # alone, a player is always first and always leads: nothing to measure
-        report["first_player_advantage"] = _entry(first - 1 / players, (low - 1 / players, high - 1 / players))
-        # seat 1 played by another bot than some other seat: the figure holds the bots' strength too
-        report["first_player_advantage"]["bots_differ"] = any(len(set(r.bots)) > 1 for r in done)
+        if won:
+            first, (low, high) = win_share([r.returns(players)[0] for r in won])
+            report["first_player_advantage"] = _entry(first - 1 / players, (low - 1 / players, high - 1 / players))
+            # seat 1 played by another bot than some other seat: the figure holds the bots' strength too
+            report["first_player_advantage"]["bots_differ"] = any(len(set(r.bots)) > 1 for r in won)
+            if len(won) < len(done):
+                report["first_player_advantage"]["games"] = len(won)  # (the games with a winner)
         report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done]))
     report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
@@ -86,12 +92,16 @@ def format_balance(b: dict, players: int) -> list[str]:
         return f"{entry['value']:.2f} (95% CI {low:.2f} to {high:.2f})"
 
     lines = ["", "balance (95% confidence intervals):"]
-    if "first_player_advantage" in b:
-        differ = "; the seats' bots differ, so this mixes seat and bot" if b["first_player_advantage"].get(
-            "bots_differ") else ""
-        lines += [f"  first-player advantage  {ci(b['first_player_advantage'], True)}  "
-                  f"(seat 1's win share minus 1/{players}{differ})",
-                  f"  lead changes per game   {ci(b['lead_changes'])}"]
+    if "lead_changes" in b:
+        advantage = b.get("first_player_advantage")
+        if advantage is None:
+            lines.append("  first-player advantage  none to measure: no game had a winner")
+        else:
+            differ = "; the seats' bots differ, so this mixes seat and bot" if advantage.get("bots_differ") else ""
+            among = f", over the {advantage['games']} games with a winner" if "games" in advantage else ""
+            lines.append(f"  first-player advantage  {ci(advantage, True)}  "
+                         f"(seat 1's win share minus 1/{players}{differ}{among})")
+        lines.append(f"  lead changes per game   {ci(b['lead_changes'])}")
     if b["turns"]["ci95"][1]:  # (a game played in rounds alone has no turns)
         lines.append(f"  turns per game          {ci(b['turns'])}")
     lines.append(f"  rounds per game         {ci(b['rounds'])}")

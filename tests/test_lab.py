@@ -221,3 +221,12 @@ def test_a_worker_that_cannot_read_the_rules_is_a_clear_error(tmp_path, capsys, 
         code = cli.main(["simulate", str(rules), "--games", "2", "--cluster", cluster.scheduler_address])
     assert code == 2
     assert "a Dask worker failed: RuntimeError: " in capsys.readouterr().err
+
+
+def test_no_first_player_advantage_where_nobody_wins():
+    """A cooperative game lost every time has no seat that won more: none to measure, not -1/n."""
+    results = [batch.GameResult(seed=s, bots=("random", "random"), winners=(), scores=((0,), (0,)), turns=1, rounds=1,
+                          ended_by="t", fault=None, lead_changes=0) for s in range(5)]
+    report = lab.balance(results, 2)
+    assert "first_player_advantage" not in report
+    assert any("no game had a winner" in line for line in lab.format_balance(report, 2))
