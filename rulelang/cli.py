@@ -850,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "all seats are bots.")
     run.add_argument("file", nargs="?", metavar="FILE", help="the rules file")
     run.add_argument("--players", type=int, help="number of players (default: the game's minimum)")
-    run.add_argument("--seats", help="who plays each seat, e.g. you,mc,random")
+    run.add_argument("--seats", "--bots", help="who plays each seat, e.g. you,mc,random")
     run.add_argument("--bot", default="mc", help=f"the bot for bot seats ({', '.join(AGENTS)}; default mc), "
                      "with options as NAME:OPTION=VALUE, e.g. deduce:max_worlds=8192")
     run.add_argument("--seed", type=int, help="seed for dice and bots (default: random, printed)")

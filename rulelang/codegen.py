@@ -1773,7 +1773,10 @@ class ExpressionCompiler:
             raise CompileError
         first = self.code(args[0], scope, slots)
         if first.kind not in COLLECTIONS and first.kind not in ("piece", "any"):
-            self.error("E201", f"`{name}` needs a collection, not {a_kind(first.kind)}", args[0])
+            two_numbers = name in ("max", "min", "sum") and len(args) == 2 and first.kind in NUMERIC
+            self.error("E201", f"`{name}` needs a collection, not {a_kind(first.kind)}", args[0],
+                       help=f"for the {'greater' if name == 'max' else 'less' if name == 'min' else 'sum'} of "
+                       f"numbers, make them a list: `{name}([a, b])`" if two_numbers else None)
             raise CompileError
         items, kind = self.as_list(first), collection_type(first.kind)
         element = SINGLE_FOR.get(kind, "any")

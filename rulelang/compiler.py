@@ -30,6 +30,7 @@ from .codegen import (
     shown,
 )
 from .diagnostics import Diagnostic, register
+from .engine_values import describe_error
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
 from .order_reads import zones_whose_order_is_read
@@ -695,7 +696,7 @@ class Compiler(ExpressionCompiler):
             except CompileError:
                 values[attr.name] = None
             except Exception as error:  # an attribute must compute from constants alone
-                self.error("E201", f"attribute `{attr.name}` cannot be computed: {error}", attr)
+                self.error("E201", f"attribute `{attr.name}` cannot be computed: {describe_error(error)}", attr)
                 values[attr.name] = None
         row = [None] * len(self.attributes)
         for name, value in values.items():

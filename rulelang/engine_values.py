@@ -105,7 +105,7 @@ def describe_error(error: BaseException) -> str:
     if "`" in message:  # raised by rulelang in the language's words
         return message
     if "NoneType" in message:
-        return "a value is none here (the top of an empty zone, or a piece that is not there)"
+        return "a value is none here (the top of an empty zone, an index past the end of a list, or a piece that is not there)"
     compared = re.search(r"'(.+?)' not supported between instances of '(\w+)' and '(\w+)'", message)
     if compared:
         return (f"`{compared[1]}` cannot compare {_TYPE_WORDS.get(compared[2], 'a value')} with "

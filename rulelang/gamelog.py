@@ -419,8 +419,8 @@ def replay_log(state: State, lines: Iterable[tuple[int, dict]], path: str = "log
         player = state.current_player()
         expected_player = "chance" if player == CHANCE else player
         if record.get("player") != expected_player:
-            return Replay(state, applied, f"{where}: the log has player {record.get('player')!r} "
-                          f"to move, the rules have {expected_player!r}")
+            return Replay(state, applied, f"{where}: the log has {_mover_words(record.get('player'))} "
+                          f"to move, the rules have {_mover_words(expected_player)}")
         if not _is_legal(state, action):
             return Replay(state, applied, f"{where}: {record.get('action')!r} is not a legal action "
                           f"(the log says `{record.get('text')}`)")
@@ -468,3 +468,10 @@ def compare_end(state: State, end: dict) -> str | None:
         if key in end and end[key] != value:
             return f"the log's end has {key} {end[key]}, the replay has {value}"
     return None
+
+
+def _mover_words(player) -> str:
+    """Who moves, as the trace says it: `chance`, `player 2` (a log's seat counts from 0)."""
+    if player == "chance":
+        return "chance (a roll, draw or shuffle)"
+    return f"player {player + 1}" if _is_int(player) else repr(player)

@@ -342,6 +342,10 @@ _MISTAKES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": [
         "die d:\n  limit 1 per player\n",
     ],
+    '`by` comes before `as`: `choose NAME from C by PLAYER as "PROMPT"`': [
+        'turn:\n  choose n from y as "x" by p\n',
+        'turn:\n  choose as "x" by p:\n    "a": pass\n',
+    ],
     '`by` goes on the first part, since one player chooses both: `choose q from C by PLAYER then choose n from ...`': [
         "turn:\n  choose q from z then choose n from y by p\n",
         'turn:\n  choose q from z then choose n from y as "x" by p\n',
@@ -373,6 +377,9 @@ _MISTAKES = {
 # between statements that end alike, such as the `by PLAYER` of `choose` and of `may`): the
 # line of the error must match the pattern too.
 _MISTAKE_LINES = {
+    '`by` comes before `as`: `choose NAME from C by PLAYER as "PROMPT"`': r"^(?!.*\bthen\s+choose\b).*\bas\b.*\bby\b",
+    '`by` goes on the first part, since one player chooses both: `choose q from C by PLAYER then choose n from ...`':
+        r"\bthen\s+choose\b",
     "a triggered rule is `rule NAME:` at the top level, with `when ...:` indented under it": r"^when\b",
     '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': r"^\s*may\b",
     'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
