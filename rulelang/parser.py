@@ -342,6 +342,11 @@ _MISTAKES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": [
         "die d:\n  limit 1 per player\n",
     ],
+    '`aloud` goes after the first part\'s prompt, and covers both parts: `choose q from C as "PROMPT" aloud then '
+    'choose n from ...`': [
+        'turn:\n  choose q from z as "x" then choose n from y as "y" aloud\n',
+        'turn:\n  choose q from z then choose n from y aloud\n',
+    ],
     '`by` comes before `as`: `choose NAME from C by PLAYER as "PROMPT"`': [
         'turn:\n  choose n from y as "x" by p\n',
         'turn:\n  choose as "x" by p:\n    "a": pass\n',
@@ -377,6 +382,8 @@ _MISTAKES = {
 # between statements that end alike, such as the `by PLAYER` of `choose` and of `may`): the
 # line of the error must match the pattern too.
 _MISTAKE_LINES = {
+    '`aloud` goes after the first part\'s prompt, and covers both parts: `choose q from C as "PROMPT" aloud then '
+    'choose n from ...`': r"\bthen\s+choose\b.*\baloud\b",
     '`by` comes before `as`: `choose NAME from C by PLAYER as "PROMPT"`': r"^(?!.*\bthen\s+choose\b).*\bas\b.*\bby\b",
     '`by` goes on the first part, since one player chooses both: `choose q from C by PLAYER then choose n from ...`':
         r"\bthen\s+choose\b",
