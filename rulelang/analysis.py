@@ -256,12 +256,11 @@ class Analysis:
         pending = child.pending
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
+        key = self._keys.key(child)
         if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
-            # the turn is over: a leaf, worth the objective's value there, all that its key holds
-            # (ends of equal value are one node)
-            key = (_TURN_END, self.objective.value(child, self.seat, self.baseline))
-        else:
-            key = self._keys.key(child)
+            # the turn is over: what the objective reads there may be what a key leaves out (the
+            # faces of dice the next turn rolls first), so its value is part of the key
+            key = (key, self.objective.value(child, self.seat, self.baseline))
         return child, key, forced, self.nodes.get(key)
 
     def _forced(self, state: State, depth: int) -> tuple:
@@ -448,9 +447,6 @@ def _no_collection():
         if collecting:
             gc.freeze()
             gc.enable()
-
-
-_TURN_END = "the turn's end"
 
 
 def _value_of(child: tuple):

@@ -342,6 +342,9 @@ class Machine:
                 elif op == 6 or op == 11:  # OP_CALL, OP_TURN
                     frame[1] = pc + 1
                     if op == 11:
+                        if self.stop_at_turn_end:  # (analysis) a turn begins: the one valued is over
+                            frame[1], self.turn_over = pc, True
+                            return
                         self.turn_number += 1
                         if self.turn_number > self.game.turn_limit or self.turn_number > self.game.run_limits.turns:
                             frame[1] = pc
@@ -375,9 +378,7 @@ class Machine:
                             self.events.append((rule, "end turn", self.player))
                         while not self.frames[-1][3]:
                             self.frames.pop()
-                    if self.frames.pop()[3] and self.stop_at_turn_end:
-                        self.turn_over = True
-                        return
+                    self.frames.pop()
                     if fired:  # rules set off in the frames just left are not run
                         fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
                     frame = self.frames[-1]
