@@ -178,7 +178,7 @@ class Analysis:
         return p if self.exact else float(p)
 
     def _value(self, state: State, key: tuple, depth: int, parent, action):
-        if state.turn_over or state.finished or state.turn_number != self.turn or state.round_number != self.round:
+        if self._over(state):
             value = key[1]  # (worked out in ``_step``, which keys a turn's end with it)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
@@ -257,11 +257,16 @@ class Analysis:
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
         key = self._keys.key(child)
-        if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
+        if self._over(child):
             # the turn is over: what the objective reads there may be what a key leaves out (the
             # faces of dice the next turn rolls first), so its value is part of the key
             key = (key, self.objective.value(child, self.seat, self.baseline))
         return child, key, forced, self.nodes.get(key)
+
+    def _over(self, state: State) -> bool:
+        """Whether the turn valued is over in ``state``: stopped where the next turn would begin
+        (``State.turn_over``), the game over, or another turn or round under way."""
+        return state.turn_over or state.finished or state.turn_number != self.turn or state.round_number != self.round
 
     def _forced(self, state: State, depth: int) -> tuple:
         """Plays on, in place, the decisions of ``state`` that have one option (nothing to
@@ -270,7 +275,7 @@ class Analysis:
         played = []
         pending = state.pending
         while (pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS
-               and not state.finished and not state.turn_over and state.turn_number == self.turn and state.round_number == self.round):
+               and not self._over(state)):
             if depth + len(played) >= self.max_steps:
                 raise self._too_long()
             state.apply_action(0)
