@@ -153,7 +153,17 @@ _ONLY_INT = frozenset({int})
 def _total(values) -> int:
     if _ONLY_INT.issuperset(map(type, values)):  # the usual case, summed without a Python loop
         return sum(values)
+    _no_groups("sum", values)
     return sum(v for v in values if v.__class__ is int)
+
+
+def _no_groups(name: str, values) -> None:
+    """A list or a pair among the items of `sum`, `max` or `min` is a fault, not nothing: it is
+    skipped only where it is none, a label or true/false (a list of groups was meant to be added)."""
+    for v in values:
+        if v.__class__ is list or v.__class__ is tuple:
+            raise TypeError(f"`{name}` works on numbers, and one of its items is a list or a pair; "
+                            f"name the number to take from each item: `{name}(C, X)`")
 
 
 def _is_number(value) -> bool:
@@ -164,6 +174,7 @@ def _extreme(pick, values):
     """The greatest or least number of ``values``; as `sum` does, it skips `none`, labels and
     true/false (none when no number is left)."""
     if not _ONLY_INT.issuperset(map(type, values)):
+        _no_groups(pick.__name__, values)
         values = list(filter(_is_number, values))
     return pick(values) if values else None
 

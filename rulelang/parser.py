@@ -537,6 +537,9 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
     line_start = text.rfind("\n", 0, start) + 1
     line = text[line_start:start]
     word = text[start:end]
+    if word in ("public", "hidden", "owner") and re.match(r"\s*counter\b[^=]*$", line):
+        return "a counter's visibility comes after its starting value: `counter NAME: per player = 0, " \
+            f"{'owner only' if word == 'owner' else word}`"
     if {"public", "hidden", "owner"} <= words:  # where a visibility goes
         zone = "secret" in words
         sights = _ZONE_SIGHTS if zone else _COUNTER_SIGHTS
@@ -756,7 +759,8 @@ class AstBuilder(Transformer):
         return n.GameDecl(_unquote(children[0]), span=self._span(meta), **fields)
 
     def players_item(self, meta, children):
-        return ("players", self._int(children[0]), self._int(children[1]))
+        low = self._int(children[0])  # `players N`: exactly N
+        return ("players", low, low if children[1] is None else self._int(children[1]))
 
     def turn_limit_item(self, meta, children):
         return ("limit", self._int(children[0]), self._span(meta))

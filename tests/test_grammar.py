@@ -227,3 +227,10 @@ def test_the_parser_tables_are_written_whole_then_named(monkeypatch, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert [p.name for p in (tmp_path / "tables").iterdir()] == [Path(parser_cache_file()).name]
+
+
+@pytest.mark.parametrize(("line", "low", "high"), [("players 2", 2, 2), ("players 2 to 5", 2, 5)])
+def test_players_takes_one_number_or_a_range(line, low, high):
+    tree, diagnostics = parse(Source("t.rules", f'game "T":\n    {line}\n'))
+    assert not diagnostics
+    assert (tree.items[0].min_players, tree.items[0].max_players) == (low, high)

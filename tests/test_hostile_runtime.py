@@ -42,6 +42,7 @@ FAULTS = [
     ("dos_nested_filter.rules", [], "R509", "more work in one step than the limit of 1000000"),
     ("mc_bot_list_criterion.rules", [], "R503", "the winner rule `w` ranks players by a list, not a number"),
     ("hang_repeat_roll.rules", ["--limit", "idle_actions=300"], "R510", "(in rule `spin`"),
+    ("sum_of_pairs.rules", [], "R503", "`sum` works on numbers, and one of its items is a list or a pair"),
     ("none_variable.rules", [], "R503", "a piece that is not there): `t` is none (in rule `r`, "),
 ]
 
