@@ -275,6 +275,10 @@ def _expected_words(expected: set[str]) -> str:
 
 # Labelled examples of common mistakes (Lark's match_examples): the label is the message.
 _MISTAKES = {
+    "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`": [
+        "turn:\n  for each x in z sorted by number:\n    pass\n",
+        "turn:\n  for each x in z sorted:\n    pass\n",
+    ],
     "a `:` is missing at the end of the line that opens this block": [
         "setup\n  pass\n",
         "turn\n  rule x:\n    pass\n",
@@ -391,6 +395,8 @@ _MISTAKE_LINES = {
     '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': r"^\s*may\b",
     'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
     "write `per player`, in the singular": r"\bper\s+players\b",
+    "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`":
+        r"^\s*for\s+each\b.*\bsorted\b",
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
     "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": r"\bto\b",
     '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': r"\blabelled\b.*\bas\b",
