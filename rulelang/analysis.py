@@ -137,7 +137,7 @@ class Analysis:
         if state.is_terminal():
             raise AnalysisRefused("the game is over: there is no turn to analyse")
         root = state.clone(tracing=False)
-        root.stop_at_turn_end = True  # a turn's end is valued there, before the next turn's first statements
+        root.stop_at_turn_end = True  # a turn's end is valued there, before the round's statements after it
         root.events, root.history, root.seen_lines = [], [], {}
         knowledge.forget(root)  # what seats know does not change play
         self.start = state
@@ -264,8 +264,8 @@ class Analysis:
         return child, key, forced, self.nodes.get(key)
 
     def _over(self, state: State) -> bool:
-        """Whether the turn valued is over in ``state``: stopped where the next turn would begin
-        (``State.turn_over``), the game over, or another turn or round under way."""
+        """Whether the turn valued is over in ``state``: stopped where it ended, or where a turn
+        would begin (``State.turn_over``), the game over, or another turn or round under way."""
         return state.turn_over or state.finished or state.turn_number != self.turn or state.round_number != self.round
 
     def _forced(self, state: State, depth: int) -> tuple:

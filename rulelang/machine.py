@@ -378,11 +378,14 @@ class Machine:
                             self.events.append((rule, "end turn", self.player))
                         while not self.frames[-1][3]:
                             self.frames.pop()
-                    self.frames.pop()
+                    ended = self.frames.pop()
                     if fired:  # rules set off in the frames just left are not run
                         fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
                     frame = self.frames[-1]
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
+                    if ended[3] and self.stop_at_turn_end:  # (analysis) the turn valued has ended
+                        self.turn_over = True
+                        return
                 elif op == 10:  # OP_CHECK_END
                     frame[1] = pc
                     if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):

@@ -265,7 +265,7 @@ class State(Board, Machine, Views):
     last_turns_rule = -1
     first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
     finished = False
-    # ``rulelang.analysis``: stop where the next turn would begin, before its first statements run
+    # ``rulelang.analysis``: stop where the turn ends (its frame returns) or a turn would begin
     stop_at_turn_end = False
     turn_over = False  # set where it stopped so (the state is then a leaf: it plays no further)
     fault: RuntimeFault | None = None  # set when the rules faulted: the state is dead

@@ -342,3 +342,10 @@ def test_a_turn_is_valued_where_it_ends_not_after_the_next_turns_first_statement
     else:
         game, chosen = analysis.compile_objective(path, objective)
     assert analysis.Analysis(game.new_initial_state(2), chosen).value == pytest.approx(expected)
+
+
+def test_a_turn_is_valued_before_the_rounds_statements_after_it():
+    """The round sets x back to 0 once the turn is over: the turn itself gains the die's value."""
+    path = str(Path(__file__).parent / "language" / "analyze_round_after_turn.rules")
+    game, chosen = analysis.compile_objective(path, "x of player")
+    assert analysis.Analysis(game.new_initial_state(1), chosen, exact=True).value == Fraction(7, 2)
