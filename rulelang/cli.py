@@ -670,7 +670,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         dealt += 1
     if dealt == 0 and args.seed is not None:
         raise UsageError("--seed deals the draws, shuffles and set-up rolls at the start, and this start has none")
-    progress = _AnalysisProgress() if sys.stderr.isatty() and args.format == "text" else None
+    # On a terminal the count is rewritten in place; elsewhere (a pipe, a log) a line now and then
+    progress = _AnalysisProgress(args.max_states, sys.stderr.isatty()) if args.format == "text" else None
     try:
         if objective is None:
             objective = (analysis.gain_objective if objective_text == "gain" else analysis.success_objective)(game)
@@ -732,24 +733,28 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 class _AnalysisProgress:
-    """How far a long analysis has got, on the terminal's stderr: the states valued so far,
-    rewritten in place every few seconds (nothing for one that ends sooner)."""
+    """How far a long analysis has got, on stderr: the states valued so far, of the most it may
+    value, rewritten in place every few seconds on a terminal, else a line every half minute
+    (nothing for one that ends sooner)."""
 
-    def __init__(self, every: float = 2.0):
+    def __init__(self, most: int, in_place: bool = True):
         import time
         self.clock = time.perf_counter
         self.started = self.last = self.clock()
-        self.every, self.shown = every, False
+        self.most, self.in_place = most, in_place
+        self.every, self.shown = (2.0 if in_place else 30.0), False
 
     def __call__(self, states: int) -> None:
         now = self.clock()
         if now - self.last >= self.every:
             self.last, self.shown = now, True
-            sys.stderr.write(f"\r  {states:,} states valued ({now - self.started:.0f} s; Ctrl-C stops)")
+            text = (f"{states:,} states valued, of at most {self.most:,} (--max-states) "
+                    f"({now - self.started:.0f} s; Ctrl-C stops)")
+            sys.stderr.write(f"\r  {text}" if self.in_place else f"rulelang analyze: {text}\n")
             sys.stderr.flush()
 
     def done(self) -> None:
-        if self.shown:
+        if self.shown and self.in_place:
             sys.stderr.write("\r" + " " * 60 + "\r")
             sys.stderr.flush()
 

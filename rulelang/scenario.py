@@ -42,6 +42,7 @@ import attrs
 from . import model as m
 from . import nodes as n
 from .diagnostics import RuntimeFault, did_you_mean, render_full
+from .files import FileRefused
 from .parser import parse
 from .pipeline import coerce_options, parse_file
 from .runtime import CHANCE, TERMINAL, State
@@ -278,11 +279,25 @@ class CompiledScenario:
     checks: dict[int, m.Check]         # scenario line -> compiled condition
 
 
+def _game_file(scenario: Scenario) -> str:
+    """The rules file a scenario's `game:` names: a `.rules` file, by a path relative to the
+    scenario (which may go up: a scenario among the tests names `../../games/x.rules`); any
+    other path is refused (E109) without being opened, so a scenario never shows another file."""
+    named, folder = scenario.game, os.path.dirname(scenario.path)
+    if named.endswith(".rules") and not os.path.isabs(named) and not named.startswith("~") and "\0" not in named:
+        return os.path.normpath(os.path.join(folder, named))
+    refused = FileRefused("E109", f"`{named}` is not a `.rules` file") if not named.endswith(".rules") else \
+        FileRefused("E109", f"`{named}` is an absolute path; name the rules file by a path relative to the "
+                    "scenario")
+    raise ScenarioError(scenario.path, None, f"error[E109]: `game:` refused: {refused.message}"
+                        + (f"\n  = help: {refused.help}" if refused.help else ""))
+
+
 def compile_scenario(scenario: Scenario) -> CompiledScenario:
     """Load the game and compile the scenario's statements and conditions with it."""
     from .compiler import compile_game
 
-    game_path = os.path.normpath(os.path.join(os.path.dirname(scenario.path), scenario.game))
+    game_path = _game_file(scenario)
     tree, diagnostics = parse_file(game_path)
     if tree is not None:
         tree, more = resolve(tree, parse_file)

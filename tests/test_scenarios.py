@@ -299,3 +299,15 @@ def test_the_docs_list_every_header_section_and_step() -> None:
     for step in STEP_KINDS:
         assert re.search(rf"^\| `{re.escape(step)}[` ]", part, re.M), \
             f"the table of steps in docs/language.md Part 6 has no row for `{step}`"
+
+
+@pytest.mark.parametrize(("named", "says"), [("../../../../etc/passwd", "is not a `.rules` file"),
+                                             ("/tmp/game.rules", "is an absolute path")])
+def test_a_game_that_is_not_a_rules_file_is_refused_unread(tmp_path: Path, named: str, says: str) -> None:
+    """`game:` names a `.rules` file by a relative path; anything else is E109, never opened
+    (its first line would be shown as a syntax error)."""
+    path = tmp_path / "s.scenario"
+    path.write_text(f"game: {named}\nsteps:\n    roll 3\n")
+    result = run_scenario(str(path))
+    assert not result.passed and "error[E109]" in result.message and says in result.message
+    assert "root:" not in result.message
