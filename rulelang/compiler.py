@@ -200,6 +200,7 @@ class Compiler(ExpressionCompiler):
         # A counter reads as a number, unless it starts as a player (`= seat(0)`) or as `none`
         # (`leader = none`, set to a player later): then it can be the owner in `score of leader`.
         self.counter_kinds: dict[str, str] = {}
+        self.counter_starts: dict[str, str] = {}  # counter -> the type of its start value
         self.seat_counters: set[str] = set()  # counters set to a player somewhere (`leader = player`)
         self.piece_counters: set[str] = set()  # counters set to pieces somewhere (`marked = top(deck)`)
         # counters read where a player is needed (`starting with lead`): E201 if they hold pieces
@@ -774,6 +775,7 @@ class Compiler(ExpressionCompiler):
                 scope.names[c.key_name] = (f"fr[{slots.new(c.key_name)}]", key_kind(c.keys))
             try:
                 fn, kind = self.expr(c.initial, scope, slots)
+                self.counter_starts[c.name] = kind
                 if not c.keys and kind in ("player", "none"):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
                     if kind == "player":
@@ -1570,6 +1572,13 @@ class _Code:
             self.error("E201", f"counter `{target.name}` holds a number, true/false, a label, a player or "
                        f"pieces, not {a_kind(value.kind)}", stmt.value,
                        help="count the pieces with `count(...)`, or add their values with `sum(...)`")
+            raise CompileError
+        if value.kind == "str" and self.compiler.counter_starts.get(target.name) in ("int", "bool"):
+            start = self.compiler.counter_starts[target.name]
+            self.error("E201", f"counter `{target.name}` starts as {a_kind(start)}, so it holds "
+                       f"{'numbers' if start == 'int' else 'true or false'}, not text", stmt.value,
+                       help=f"to hold text, start it as `none` (`counter {target.name}: ... = none`), or keep the "
+                       "text in a counter of its own")
             raise CompileError
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")
