@@ -118,13 +118,14 @@ def _step(chain: list, seen: Seen, seat: int, rng: random.Random) -> None:
 
 
 def worlds(seen: Seen, seat: int, kept: Chains, count: int, budget: int,
-           rng: random.Random) -> list[tuple[State, float]] | None:
+           rng: random.Random, closest: bool = False) -> list[tuple[State, float]] | None:
     """``count`` games that fit what ``seat`` has seen (merged, each weighing its share), after
     as many moves as ``budget`` steps played allow (a move plays the game again: the longer
     the game, the fewer moves); None when no path can be played or none fits.
     While no path fits, the moves go to the path that fits best (fewest lines differ); once
     one fits, the paths that do not are replaced by copies of those that do, and the moves go
-    round all of them, so that the copies part again."""
+    round all of them, so that the copies part again. ``closest``: when none fits, the game of
+    a path that fits best (it too comes from what the seat saw only, never from the true game)."""
     if not any(step[0] is None for step in seen.steps):
         return None
     if not kept.continues(seen):
@@ -146,7 +147,10 @@ def worlds(seen: Seen, seat: int, kept: Chains, count: int, budget: int,
     kept.misfits = [c[0] for c in chains]
     games = [c[1] for c in chains if c[0] == 0]
     if not games:
-        return None
+        played = [c for c in chains if c[1] is not None and c[0] < UNFIT]
+        if not closest or not played:
+            return None
+        return [(min(played, key=lambda c: c[0])[1], 1.0)]
     merged: dict = {}
     for game in games:
         key = state_key(game)

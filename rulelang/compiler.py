@@ -1199,10 +1199,10 @@ class _Code:
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         pieces = self.slots.piece_kinds()
-        private = self.compiler.hidden_values.private_names.get(id(self.body), frozenset())
+        private = self.compiler.hidden_values.private_names.get(id(self.body), {})
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
                            tuple(self.slots.names), self.params, pieces,
-                           tuple(name in private and (i >= len(pieces) or pieces[i] is None)
+                           tuple(private.get(name, 0) if i >= len(pieces) or pieces[i] is None else 0
                                  for i, name in enumerate(self.slots.names)))
 
     def _statement_function(self, lines: list[str], places: list[tuple]):

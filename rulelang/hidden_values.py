@@ -329,8 +329,9 @@ class HiddenValues:
                 self._block(body, env, entry())
             changed = before != (self.called, self.move_pc, self.choices, [env for _, env, _ in frames])
         # id(body of a section, procedure or triggered rule) -> its variables that may hold what
-        # some seat does not see (a redeal cannot work them out again: ``knowledge.sample_state``)
-        self.private_names = {id(body): frozenset(name for name, value in env.items() if value.level >= PRIVATE)
+        # some seat does not see, with the level (OWN: every seat but the current player's; a
+        # redeal cannot work them out again: ``knowledge.sample_state``)
+        self.private_names = {id(body): {name: value.level for name, value in env.items() if value.level >= OWN}
                               for body, env, _ in frames}
 
     def _trigger_frame(self, when: n.When):

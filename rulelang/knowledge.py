@@ -325,13 +325,15 @@ def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
         copy.pending = (pending[0], spec, options, *pending[3:])
 
 
-def private_values(state: State) -> bool:
-    """Whether a running rule holds a value (not pieces) it may have worked out from what some
-    seat does not see (``Procedure.private_slots``): a redeal keeps such a value as it is, so
-    a determinization must come from a replay. Read from where the rules are, never from the
-    values, so two states a seat cannot tell apart answer alike."""
+def private_values(state: State, seat: int) -> bool:
+    """Whether a running rule holds a value (not pieces) it may have worked out from what
+    ``seat`` does not see (``Procedure.private_slots``: from what only the current player sees,
+    when ``seat`` is another, or from what any seat may not): a redeal keeps such a value as it
+    is, so a determinization must come from a replay. Read from where the rules are, never from
+    the values, so two states a seat cannot tell apart answer alike."""
     procedures = state.game.procedures
-    return any(True in procedures[frame[0]].private_slots for frame in state.frames)
+    worst = max((max(procedures[frame[0]].private_slots, default=0) for frame in state.frames), default=0)
+    return worst >= 2 or (worst == 1 and seat != state.player)
 
 
 def _same(value):
@@ -377,6 +379,8 @@ STEP_TRIES = 6    # outcomes tried for one step the seat did not see whole, befo
 SEARCH_TRIES = 60  # draws tried in all by one replay
 GIVE_UP = 1       # samples in a row with no replay that fits, before a view only deals again
 DEEP_SEARCH = 20  # times SEARCH_TRIES, for a state a redeal cannot follow (``private_values``)
+CHAIN_PATHS = 4  # paths moved about for such a state when no replay fits (``SeatView._moved_sample``)
+CHAIN_MOVES = 50  # moves of those paths in one sample
 
 
 class Seen:
@@ -577,11 +581,11 @@ class SeatView:
     a determinized State consistent with what the seat has seen. The true state is kept
     private; a bot that reaches for it through private attributes is a defect."""
 
-    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels", "__steps", "__misses")
+    __slots__ = ("seat", "legal_actions", "__state", "__seen", "__labels", "__steps", "__misses", "__chains")
 
     def __init__(self, state: State, seat: int | None = None):
         self.__state = state
-        self.__seen = self.__labels = self.__steps = None
+        self.__seen = self.__labels = self.__steps = self.__chains = None
         self.__misses = 0
         self.seat = state.current_player() if seat is None else seat
         self.legal_actions = state.legal_actions(self.seat)
@@ -623,14 +627,41 @@ class SeatView:
                     self.__misses = 0
                     return sample
             self.__misses += 1
-        if self.__steps and private_values(state):
+        if self.__steps and private_values(state, self.seat):
             # a redeal would keep what the rules worked out from hidden things (`let v =
-            # card.number`, the card chosen in secret): search on, longer, for a replay
-            for _ in range(REPLAY_TRIES):
-                sample = replay_sample(self.__steps, self.seat, rng, SEARCH_TRIES * DEEP_SEARCH)
-                if sample is not None:
-                    return sample
+            # card.number`, the card chosen in secret): search on, longer, for a replay, then
+            # move about paths that fit (``chains``); a path that only comes close beats a
+            # redeal, which would hand the bot the true value
+            if self.__chains is None:  # (once moves have begun for this view, they go on)
+                for _ in range(REPLAY_TRIES):
+                    sample = replay_sample(self.__steps, self.seat, rng, SEARCH_TRIES * DEEP_SEARCH)
+                    if sample is not None:
+                        return sample
+            sample = self._moved_sample(rng)
+            if sample is not None:
+                return sample
         return sample_state(state, self.seat, rng, self.observation_string())
+
+    def _moved_sample(self, rng: random.Random) -> State | None:
+        """A game that fits what the seat saw (or comes closest), by local moves of paths kept
+        for this view from one call to the next (``chains.worlds``); None when no path plays."""
+        from . import chains
+
+        if self.__chains is None:
+            self.__chains = chains.Chains()
+        found = chains.worlds(self.__steps, self.seat, self.__chains, CHAIN_PATHS,
+                              CHAIN_MOVES * max(1, len(self.__steps.steps)), rng, closest=True)
+        if not found:
+            return None
+        pick, games = rng.random(), found
+        for game, share in games:
+            pick -= share
+            if pick < 0:
+                break
+        sample = game.clone(tracing=False)
+        sample.events, sample.history, sample.seen_lines = [], [], {}
+        forget(sample)
+        return sample
 
     def chain_worlds(self, kept, count: int, budget: int, rng: random.Random) -> list[tuple[State, float]] | None:
         """``count`` States that fit all the seat has seen, kept in ``kept`` (a

@@ -237,7 +237,7 @@ class Procedure:
     piece_slots: tuple[str | None, ...] = ()
     # Per slot: whether it may hold a value (not pieces) worked out from what some seat does not
     # see (``HiddenValues.private_names``): a redeal keeps its true value (``SeatView.sample_state``)
-    private_slots: tuple[bool, ...] = ()
+    private_slots: tuple[int, ...] = ()  # 0: none; 1: all but the current player's seat; 2: any seat
 
 
 @attrs.frozen

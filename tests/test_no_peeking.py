@@ -264,6 +264,18 @@ def test_mc_does_not_read_the_rules_hidden_variables():
     assert wins < 30
 
 
+def test_mc_does_not_read_a_let_worked_out_from_a_card_it_cannot_see():
+    """guess_after_commits.rules: three hidden commits are shown, then a `let` reads a card the
+    other player still holds, and mc guesses it. No replay may fit, and a redeal would keep the
+    let's true value (every guess right); mc is right about one time in eight."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "guess_after_commits.rules")
+    wins = 0
+    for g in range(24):
+        agents = [make_agent("mc", 7919 + 2 * g), make_agent("random", 7920 + 2 * g)]
+        wins += play_game(game.new_initial_state(2), agents, random.Random(g)).returns()[0]
+    assert wins < 12
+
+
 def test_samples_do_not_keep_the_count_of_a_secret_zone():
     """secret_count.rules: player 2 rolls a 6 and hides 1 chip, all in secret; player 1's
     samples hold 1 or 5 chips in player 2's vault, as if the roll and choice were made again."""
