@@ -734,7 +734,10 @@ class Compiler(ExpressionCompiler):
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
         column = None
         for problem in z.problems:
-            self.error("E303", f"zone `{z.name}` {problem}", z)
+            self.error("E303", f"zone `{z.name}` {problem}", z,
+                       help="a zone has one owner, one kind and one visibility: keep one of the two" + (
+                           " (`secret` hides even how many pieces it holds; `owner only` shows them to "
+                           "their owner)" if "secret" in problem else ""))
         if z.sort_key in ("face", "value"):
             self.error("E303", f"zone `{z.name}` cannot be sorted by `{z.sort_key}`: it changes when dice roll", z,
                        help="sort by an attribute fixed when the piece is made, such as `number`")
@@ -1548,8 +1551,11 @@ class _Code:
             place = self.compiler.counter_key(counter, target.key, scope, self.slots)
         if counter.per_player:
             if target.owner is None:
+                entry = f"{target.name}{'[...]' if counter.keys else ''}"
                 self.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
-                           help=f"write `{target.name}{'[...]' if counter.keys else ''} of player`")
+                           help=f"write `{entry} of player`" if self.section not in ("setup", "round") else
+                           f"outside a turn, name the player: `for each p in players:` then `{entry} of p`, or a "
+                           f"counter that holds a player (`{entry} of leader`)")
                 raise CompileError
             owner = self.code_of(target.owner, scope)
             if owner.kind not in ("player", "any"):
@@ -1566,7 +1572,8 @@ class _Code:
                 raise CompileError
             index = f"{counter.ordinal} + {place}"
         if stmt.op != "=" and value.kind not in ("int", "any", "label"):
-            self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value)
+            self.error("E201", f"`{stmt.op}` needs a number, not {a_kind(value.kind)}", stmt.value,
+                       help=f"`{stmt.op}` adds or takes away a number (`{target.name} {stmt.op} 1`); `=` sets a value")
             raise CompileError
         if value.kind in _HOLDS_IDS:  # the counter would keep ids, read as numbers
             self.error("E201", f"counter `{target.name}` holds a number, true/false, a label, a player or "
@@ -1645,7 +1652,9 @@ class _Code:
 
     def _s_EndTurn(self, stmt, scope):
         if self.section in ("setup", "round"):
-            self.error("E301", f"`end turn` in the `{self.section}` section", stmt)
+            self.error("E301", f"`end turn` in the `{self.section}` section", stmt,
+                       help=f"`end turn` ends the turn in progress, and none is under way in the `{self.section}` "
+                       "section: put it in the `turn` section, or in a procedure that a turn runs")
             return
         self.call_done_triggers()
         self.emit(m.OP_END_TURN)
@@ -1703,7 +1712,11 @@ class _Code:
 
     def _s_TakeTurns(self, stmt, scope):
         if self.section != "round":
-            self.error("E301", "`each player takes a turn` belongs in the `round` section", stmt)
+            self.error("E301", "`each player takes a turn` belongs in the `round` section", stmt,
+                       help="move it to a `round:` section (the statements before and after it run once a "
+                       "round); a game without one plays a turn for each player every round by itself"
+                       if self.section != "procedure" else
+                       "it runs in the `round` section itself, not in a procedure: move it there")
             return
         start = None
         if stmt.start is not None:
@@ -1714,7 +1727,9 @@ class _Code:
         if self.section != "round":
             self.error("E301", "`give a turn to` belongs in the `round` section", stmt,
                        help="a turn cannot give another one: set a counter here (`next_player = ...`) "
-                       "and let the `round` section give the turn to it")
+                       "and let the `round` section give the turn to it" if self.section != "procedure" else
+                       "it runs in the `round` section itself, not in a procedure: move the statements "
+                       "that give the turns into `round:`")
             return
         who = self._seat_function(stmt.who, scope, "`give a turn to`",
                                   "`give a turn to current`, a counter that holds a player")

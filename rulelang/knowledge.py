@@ -653,10 +653,11 @@ class SeatView:
                               CHAIN_MOVES * max(1, len(self.__steps.steps)), rng, closest=True)
         if not found:
             return None
-        pick, games = rng.random(), found
-        for game, share in games:
+        pick, game = rng.random(), found[-1][0]
+        for world, share in found:
             pick -= share
             if pick < 0:
+                game = world
                 break
         sample = game.clone(tracing=False)
         sample.events, sample.history, sample.seen_lines = [], [], {}

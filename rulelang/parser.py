@@ -275,6 +275,20 @@ def _expected_words(expected: set[str]) -> str:
 
 # Labelled examples of common mistakes (Lark's match_examples): the label is the message.
 _MISTAKES = {
+    "a `choose` takes lines of its own: end this line at `rule NAME:` and put the `choose` on the next "
+    "line, indented": [
+        "turn:\n  rule r: choose n from z as \"p\"\n",
+        "turn:\n  rule r: choose n from z\n",
+    ],
+    '`aloud` comes after the prompt: `choose NAME from C as "PROMPT" aloud`': [
+        "turn:\n  choose n from z aloud as \"p\"\n",
+    ],
+    "there is no `[x for x in ...]` in rules: filter with `where` (`ZONE where number > 3`), order with "
+    "`sorted(C, KEY)`, or build the list in a `for each` loop (`picks = picks + [x]`)": [
+        *(f"turn:\n  let x = [{item} for a in b]\n" for item in
+          ("a", "f(a)", "a + 1", "a.b", "(a)", "a[1]", "a of b", "1", '"t"', "a == 1", "-a")),
+        *(f"turn:\n  for each p in [{item} for a in b]:\n    pass\n" for item in ("a", "f(a + k)", "a.b")),
+    ],
     "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`": [
         "turn:\n  for each x in z sorted by number:\n    pass\n",
         "turn:\n  for each x in z sorted:\n    pass\n",
@@ -395,6 +409,11 @@ _MISTAKE_LINES = {
     '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': r"^\s*may\b",
     'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
     "write `per player`, in the singular": r"\bper\s+players\b",
+    "a `choose` takes lines of its own: end this line at `rule NAME:` and put the `choose` on the next "
+    "line, indented": r"^\s*rule\s+\w+\s*:\s*choose\b",
+    '`aloud` comes after the prompt: `choose NAME from C as "PROMPT" aloud`': r"\baloud\s+as\b",
+    "there is no `[x for x in ...]` in rules: filter with `where` (`ZONE where number > 3`), order with "
+    "`sorted(C, KEY)`, or build the list in a `for each` loop (`picks = picks + [x]`)": r"\[.*\bfor\b",
     "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`":
         r"^\s*for\s+each\b.*\bsorted\b",
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
