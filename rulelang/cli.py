@@ -288,7 +288,17 @@ def replay_file(path: str, rules: str | None = None, limits: Limits = DEFAULT):
             return EXIT_USAGE
         root = gamelog.log_rules_root(rules, path)
     if header.get("rules_sha256") and gamelog.file_digest(rules, root=root) not in (None, header["rules_sha256"]):
-        err(f"warning: {printable(rules)} (or a file it extends) has changed since the log was written")
+        other = False
+        if root is None:  # the rules given on the command line: the log's own, or another file?
+            try:
+                other = Path(gamelog.rules_of_log(log_data)).resolve() != Path(rules).resolve()
+            except FileRefused:
+                other = True
+        if other:
+            err(printable(f"warning: the log was written with `{header.get('rules')}`; it is replayed with "
+                          f"{rules}, which differs from it"))
+        else:
+            err(f"warning: {printable(rules)} (or a file it extends) has changed since the log was written")
     game, code = load_game(rules, header.get("options") or {}, limits, root)
     if game is None:
         return code
@@ -341,6 +351,11 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
         err(f"warning: the last line of {args.resume} was cut short and is dropped")
     gamelog.rewrite_valid_lines(log_data)
     log_path = Path(args.resume)
+    if rules and header.get("rules_sha256") and gamelog.file_digest(rules) not in (None, header["rules_sha256"]):
+        # the game goes on with other rules (they replayed its start): the log names them from
+        # now on, so that it replays whole
+        gamelog.rewrite_header(log_data, rules)
+        err(printable(f"note: the log's header now names {rules}, the rules that play on"))
     terminal.say(terminal.style.bold(printable(f"{game.name}: resumed after {replay.applied} actions "
                                                f"(turn {state.turn_number}), seed {seed}")))
     terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))

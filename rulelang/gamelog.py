@@ -392,6 +392,16 @@ def _valid_action(value: Any, depth: int) -> bool:
     return False
 
 
+def rewrite_header(log: GameLog, rules: str | Path) -> None:
+    """Name ``rules`` (and its digest) in the header of ``log``'s file: the rules a resumed game
+    plays on with, which replayed its actions so far."""
+    path = Path(log.path)
+    text = path.read_text(encoding="utf-8")
+    header = dict(log.header, rules=rules_for_log(rules, path), rules_sha256=file_digest(rules))
+    end = text.find("\n")
+    path.write_text(json.dumps(header) + (text[end:] if end >= 0 else "\n"), encoding="utf-8")
+
+
 def rewrite_valid_lines(log: GameLog) -> None:
     """Cut a log whose last line was cut short back to its complete lines, so appending to it
     (when resuming) yields valid JSON lines again."""

@@ -153,6 +153,27 @@ def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_resume_with_other_rules_names_them_in_the_log(tmp_path, capsys, monkeypatch):
+    """A game resumed with --rules FILE, another file than the log's, goes on under FILE: the
+    log's header names FILE from then on, so that the whole log replays."""
+    monkeypatch.chdir(tmp_path)
+    text = Path(PICKOMINO).read_text()
+    Path("base.rules").write_text(text)
+    Path("other.rules").write_text("# the same game, another file\n" + text)
+    assert cli.main(["run", "base.rules", "--seats", "random,random", "--seed", "3", "--fast",
+                     "--log", "game.jsonl"]) == 0
+    lines = Path("game.jsonl").read_text().splitlines()
+    Path("game.jsonl").write_text("\n".join(lines[:6]) + "\n")
+    capsys.readouterr()
+    assert cli.main(["run", "--resume", "game.jsonl", "--fast", "--rules", "other.rules"]) == 0
+    err = capsys.readouterr().err
+    assert "the log was written with `base.rules`; it is replayed with other.rules" in err
+    assert "the log's header now names other.rules" in err
+    assert json.loads(Path("game.jsonl").read_text().splitlines()[0])["rules"] == "other.rules"
+    assert cli.main(["replay", "--quiet", "game.jsonl"]) == 0
+    assert "has changed" not in capsys.readouterr().err
+
+
 def test_resume_a_finished_game(played, capsys):
     log, _ = played
     assert cli.main(["run", "--resume", str(log), "--fast", "--rules", PICKOMINO]) == 0
