@@ -106,7 +106,8 @@ def _join(text: str, line: _Line) -> str:
 
 def _continuation(gap: str, own_indent: str, new_indent: str) -> str:
     """The text between two tokens of one logical line on different lines: comments and a
-    backslash kept, each line's indentation moved with its block's."""
+    backslash kept, each line's indentation moved with its block's (a line less indented than
+    the one it continues goes one level deeper than it)."""
     segments = gap.split("\n")
     first = segments[0].strip()
     pieces = [(" " if first == "\\" else "  ") + first if first else ""]
@@ -115,6 +116,8 @@ def _continuation(gap: str, own_indent: str, new_indent: str) -> str:
         indent = segment[:len(segment) - len(body)]
         if indent.startswith(own_indent):
             indent = new_indent + indent[len(own_indent):]
+        elif body or segment is segments[-1]:  # less indented than the line it continues: deeper
+            indent = new_indent + INDENT
         pieces.append(indent + body.rstrip() if body.strip() else (indent if segment is segments[-1] else ""))
     return "\n".join(pieces)
 

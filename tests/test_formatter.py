@@ -138,3 +138,13 @@ def test_a_file_with_syntax_errors_is_refused(tmp_path: Path):
     assert code == 1 and out == "" and "error[E001]" in error and "broken.rules:3:9" in error
     assert broken.read_text() == 'game "B"\nturn:\n  roll (\n'
     assert run_cli("fmt", str(tmp_path / "missing.rules"))[0] == 2
+
+
+def test_a_continued_line_less_indented_than_its_statement_goes_one_level_deeper():
+    """A line continued inside brackets keeps its place relative to its statement; one written
+    left of it (column 1) goes one level deeper than the statement, and stays there."""
+    messy = ("game \"G\":\n    players 2\n\ncounter s: per player = 0\n\nturn:\n  rule r:\n"
+             "      if (s of player >= 0\n and s of player < 5):\n          s of player += 1\n")
+    once = format_source(messy)
+    assert "        if (s of player >= 0\n            and s of player < 5):\n" in once
+    assert format_source(once) == once
