@@ -610,6 +610,15 @@ class _Runner:
             self.fail("a decision was expected, but the game is over")
         return self.action_texts()
 
+    def _match(self, texts: list[str], pattern: str) -> list[int]:
+        """``match_actions``, also for a pattern copied from the trace's `PROMPT: OPTION` where
+        the option's own text is without its prompt (a choice of labelled branches)."""
+        found = match_actions(texts, pattern)
+        prompt = self.state.prompt()
+        if not found and prompt and pattern.startswith(prompt + ": "):
+            found = match_actions(texts, pattern[len(prompt) + 2:])
+        return found
+
     def _choose(self, step: Step) -> None:
         texts = self._need_decision()
         if re.fullmatch(r"#\d+", step.arg):
@@ -618,7 +627,7 @@ class _Runner:
                 self.fail(f"there is no action {step.arg}")
             self.act(index)
             return
-        found = _first_of_each_text(texts, match_actions(texts, step.arg))
+        found = _first_of_each_text(texts, self._match(texts, step.arg))
         if not found:
             self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
         if len(found) > 1:
@@ -630,7 +639,7 @@ class _Runner:
         patterns = [p.strip() for p in step.arg.split("|") if p.strip()]
         used: dict[int, str] = {}
         for pattern in patterns:
-            found = _first_of_each_text(texts, match_actions(texts, pattern))
+            found = _first_of_each_text(texts, self._match(texts, pattern))
             if len(found) != 1:
                 self.fail(f"`{pattern}` should match exactly one legal action, but it matches {len(found)}")
             if found[0] in used:
@@ -643,12 +652,12 @@ class _Runner:
 
     def _expect_option(self, step: Step) -> None:
         texts = self._need_decision()
-        if not match_actions(texts, step.arg):
+        if not self._match(texts, step.arg):
             self.fail(f"no legal action matches `{step.arg}`{_inside_a_word(texts, step.arg)}")
 
     def _expect_no_option(self, step: Step) -> None:
         texts = self._need_decision()
-        found = match_actions(texts, step.arg)
+        found = self._match(texts, step.arg)
         if found:
             self.fail(f"`{step.arg}` should not be legal, but matches " + ", ".join(f"`{texts[i]}`" for i in found))
 
