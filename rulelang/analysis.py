@@ -369,7 +369,8 @@ class Analysis:
                 name, value = procedure.slot_names[slot], frame[2][slot]
                 if name.startswith("(") or value is None or value.__class__ not in (int, bool, str):
                     continue
-                shown.append(f"{name} = {_value_text(value)}")
+                is_player = slot < len(procedure.player_slots) and procedure.player_slots[slot]
+                shown.append(f"{name} = {f'player {value + 1}' if is_player else _value_text(value)}")
         return shown
 
     def _replay(self, key: tuple) -> State:
@@ -484,7 +485,10 @@ def describe(state: State, start: State, seat: int, rolled: frozenset[int] = fro
         if name in dice_only:
             text = f"{dice_only[name]} {'die' if dice_only[name] == 1 else 'dice'}"
         elif isinstance(pieces, list):
-            text = " ".join(_SHOWING.sub("", piece) for piece in pieces) or "empty"
+            kinds = {match.group(0) for piece in pieces for match in [_SHOWING.match(piece)] if match}
+            # dice of one kind by their faces alone; of several kinds, each named (`white 1 red_die 2`)
+            text = " ".join(_SHOWING.sub("" if len(kinds) < 2 else lambda m: m.group(0)[:-len("showing ")], piece)
+                            for piece in pieces) or "empty"
         elif "top" in pieces:
             text = f"{pieces['count']}, top {pieces['top'] if pieces['top'] is not None else 'none'}"
         else:

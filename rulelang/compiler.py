@@ -1206,7 +1206,9 @@ class _Code:
         return m.Procedure(self.name, tuple(code), tuple(self.spans), len(self.slots.names),
                            tuple(self.slots.names), self.params, pieces,
                            tuple(private.get(name, 0) if i >= len(pieces) or pieces[i] is None else 0
-                                 for i, name in enumerate(self.slots.names)))
+                                 for i, name in enumerate(self.slots.names)),
+                           tuple(self.slots.kinds.get(i, set()) - {"none"} == {"player"}
+                                 for i in range(len(self.slots.names))))
 
     def _statement_function(self, lines: list[str], places: list[tuple]):
         """The Python function of a statement function's lines; its code's file name keys the

@@ -238,6 +238,8 @@ class Procedure:
     # Per slot: whether it may hold a value (not pieces) worked out from what some seat does not
     # see (``HiddenValues.private_names``): a redeal keeps its true value (``SeatView.sample_state``)
     private_slots: tuple[int, ...] = ()  # 0: none; 1: all but the current player's seat; 2: any seat
+    # Per slot: whether it only ever holds a player (or none): shown as `player N`, not a number
+    player_slots: tuple[bool, ...] = ()
 
 
 @attrs.frozen

@@ -349,3 +349,11 @@ def test_a_turn_is_valued_before_the_rounds_statements_after_it():
     path = str(Path(__file__).parent / "language" / "analyze_round_after_turn.rules")
     game, chosen = analysis.compile_objective(path, "x of player")
     assert analysis.Analysis(game.new_initial_state(1), chosen, exact=True).value == Fraction(7, 2)
+
+
+def test_a_situation_names_dice_of_two_kinds_and_a_player_held_in_a_variable():
+    path = str(Path(__file__).parent / "language" / "analyze_situation_labels.rules")
+    game = rulelang.load(path)
+    result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+    situations = [line.situation for line in result.policy()]
+    assert "dice: white 1 red_die 2; who = player 1" in situations
