@@ -281,14 +281,13 @@ class CompiledScenario:
 
 def _game_file(scenario: Scenario) -> str:
     """The rules file a scenario's `game:` names: a `.rules` file, by a path relative to the
-    scenario (which may go up: a scenario among the tests names `../../games/x.rules`); any
-    other path is refused (E109) without being opened, so a scenario never shows another file."""
+    scenario (which may go up: a scenario among the tests names `../../games/x.rules`), or an
+    absolute one; any other file is refused (E109) without being opened, so a scenario never
+    shows another file's text."""
     named, folder = scenario.game, os.path.dirname(scenario.path)
-    if named.endswith(".rules") and not os.path.isabs(named) and not named.startswith("~") and "\0" not in named:
+    if named.endswith(".rules") and "\0" not in named:
         return os.path.normpath(os.path.join(folder, named))
-    refused = FileRefused("E109", f"`{named}` is not a `.rules` file") if not named.endswith(".rules") else \
-        FileRefused("E109", f"`{named}` is an absolute path; name the rules file by a path relative to the "
-                    "scenario")
+    refused = FileRefused("E109", f"`{named}` is not a `.rules` file")
     raise ScenarioError(scenario.path, None, f"error[E109]: `game:` refused: {refused.message}"
                         + (f"\n  = help: {refused.help}" if refused.help else ""))
 
