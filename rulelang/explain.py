@@ -213,6 +213,11 @@ def _variant_lines(tree: RulesTree, name: str) -> tuple[list[str], str]:
             anchor = tree.rules.get(item.anchor)
             at = f" ({anchor.span.path}:{anchor.span.line})" if anchor is not None and anchor.span else ""
             return [f"  added by this variant, {item.place} rule `{item.anchor}`{at}"], ""
+    for item in tree.own:  # a rule inside a replacement or an added rule: the variant's own text
+        if isinstance(item, n.ReplaceRule | n.AddRule) and name in rule_names(item.body):
+            where = f" ({item.span.path}:{item.span.line})" if item.span is not None else ""
+            return [f"  written by this variant, inside its "
+                    f"{'replacement of' if isinstance(item, n.ReplaceRule) else 'added'} rule `{item.name}`{where}"], ""
     old, rule = base.rules.get(name), tree.rules.get(name)
     if old is None:
         return ["  added by this variant"], ""

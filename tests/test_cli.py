@@ -386,6 +386,23 @@ def test_explain_rules_a_variant_adds_and_replaces(capsys):
     assert f"from the base game {PICKOMINO}, unchanged" in capsys.readouterr().out
 
 
+def test_explain_a_rule_written_inside_a_variants_replacement(tmp_path, capsys):
+    """A rule nested in a `replace rule` is the variant's own, even where the base has a rule of
+    that name inside the rule replaced."""
+    (tmp_path / "base.rules").write_text(
+        'game "Base":\n    players 2\n\ndie d6:\n    faces 1 to 6\n\nzone cup: shared pool, public\n'
+        'counter score: per player = 0\n\nsetup:\n    rule one_die: create d6 in cup\n\nturn:\n'
+        '    rule play:\n        roll cup\n        rule inner:\n            score of player += first(cup).value\n\n'
+        'end:\n    rule e: game ends when turn_number >= 10\n\nwinner:\n    rule w: most score of player\n')
+    variant = tmp_path / "variant.rules"
+    variant.write_text('extends "base.rules"\n\nreplace rule play:\n    roll cup\n    rule inner:\n'
+                       '        score of player += 2 * first(cup).value\n')
+    assert cli.main(["explain", str(variant), "inner"]) == 0
+    out = capsys.readouterr().out
+    assert f"written by this variant, inside its replacement of rule `play` ({variant}:3)" in out
+    assert "from the base game" not in out and "2 * first(cup).value" in out
+
+
 def test_explain_file_lists_triggers_and_carried_zones(capsys):
     assert cli.main(["explain", "--file", EXTRAWURM]) == 0
     out = capsys.readouterr().out
