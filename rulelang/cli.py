@@ -800,19 +800,32 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_batch_args(args)
     options = parse_options(args.option)
     limits = parse_limits(args.limit)
-    games, paths = [], []
-    for path in (args.base, args.variant):
+    games, paths, given = [], [], []
+    declared: set[str] = set()
+    for path in (args.base, args.variant):  # each file takes the options it declares
         paths.append(find_rules(path))
-        game, code = load_game(paths[-1], options, limits)
+        game, code = load_game(paths[-1], {}, limits)
         if game is None:
             return code
+        own = {name: value for name, value in options.items() if name in {o.name for o in game.options}}
+        declared.update(o.name for o in game.options)
+        if own:
+            game, code = load_game(paths[-1], own, limits)
+            if game is None:
+                return code
         games.append(game)
+        given.append(own)
+    unknown = [name for name in options if name not in declared]
+    if unknown:
+        err(printable(f"error[E108]: neither {paths[0]} nor {paths[1]} has an option `{unknown[0]}`"))
+        err(printable(f"  = help: options: {', '.join(sorted(declared)) or 'none'}"))
+        return EXIT_USAGE
     bots = resolve_bots(games[0], args.players, args.bots)
     resolve_bots(games[1], len(bots), ",".join(bots))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     played = []
-    for path, game in zip(paths, games):
-        job = batch.Job(os.path.abspath(path), tuple(options.items()), limits, tuple(bots), seed)
+    for path, game, own in zip(paths, games, given):
+        job = batch.Job(os.path.abspath(path), tuple(own.items()), limits, tuple(bots), seed)
         played.append(play_batch(args, job, game))
         if played[-1].simulation.interrupted:
             err("interrupted: nothing to compare")
@@ -961,7 +974,8 @@ def build_parser() -> argparse.ArgumentParser:
     compare_.add_argument("--bots", "--seats", help="bot per seat, e.g. mc,random (default: random for all)")
     compare_.add_argument("--seed", type=int, help="seed of the first game (game i uses seed+i)")
     compare_.add_argument("--option", action="append", metavar="NAME=VALUE",
-                          help="set a game option, in both files")
+                          help="set a game option, in each file that has it (an option only the "
+                          "variant declares is set for the variant alone)")
     compare_.add_argument("--format", choices=("text", "json"), default="text")
     add_batch_options(compare_)
     add_limit_option(compare_)

@@ -173,6 +173,17 @@ def test_compare_reports_paired_differences(capsys):
     assert all(row["difference"] == 0 for row in same["statistics"].values())
 
 
+def test_compare_sets_an_option_in_each_file_that_has_it(capsys):
+    """crow_every_turn is Extrawurm's own option: set for the variant alone; an option neither
+    file has is E108 naming both."""
+    assert cli.main(["compare", PICKOMINO, EXTRAWURM, "--games", "4", "--seed", "1", "--format", "json",
+                     "--option", "crow_every_turn=true", "--option", "shorter_game=true"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"] == 4
+    assert cli.main(["compare", PICKOMINO, EXTRAWURM, "--games", "4", "--option", "nothing=1"]) == 2
+    err = capsys.readouterr().err
+    assert "neither" in err and "has an option `nothing`" in err and "crow_every_turn" in err
+
+
 def test_plain_progress_shows_rate_and_time_left():
     stream = io.StringIO()
     with lab.PlainProgress(10, stream, every=0) as progress:
