@@ -23,7 +23,7 @@ def play_bots(game: GameDef, bots: list[str], seed: int, check: bool,
     state = game.new_initial_state(len(bots))
     state.count_rules()  # what `Stats` reads, without the trace
     if check and (broken := state.check_invariants()):
-        raise tui.invariant_fault(state, broken, "the set-up", 0)
+        raise tui.invariant_fault(state, broken, tui.SET_UP, 0)
     if not check and all(bot == "random" for bot in bots):
         return seeding.random_playout(state, seed, watch)
     agents: dict = {}

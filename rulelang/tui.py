@@ -515,8 +515,11 @@ def invariant_fault(state: State, names: list[str], after: str, turn: int) -> Ru
     game = state.game
     span = next((c.span for c in game.invariants if game.rules[c.rule].name == names[0]), None)
     more = f" (also: {', '.join(names[1:])})" if len(names) > 1 else ""
-    return RuntimeFault(Diagnostic("R505", f"invariant `{names[0]}` does not hold after "
-                                   f"`{after}` in turn {turn}{more}", span))
+    when = "the set-up" if after == SET_UP else f"`{after}` in turn {turn}"
+    return RuntimeFault(Diagnostic("R505", f"invariant `{names[0]}` does not hold after {when}{more}", span))
+
+
+SET_UP = "the set-up"  # ``invariant_fault``'s ``after`` for a set-up that breaks an invariant
 
 
 def turn_start(state: State) -> int:
@@ -562,7 +565,7 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         shown = len(state.events)
 
     if check and (broken := state.check_invariants()):
-        raise invariant_fault(state, broken, "set-up", 0)
+        raise invariant_fault(state, broken, SET_UP, 0)
     while not state.is_terminal():
         mover = state.current_player()
         if mover in humans and len(state.legal_actions()) > 1:
