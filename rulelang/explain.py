@@ -289,11 +289,21 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
     for kind in game.kinds:  # a die's face, by its label
         if kind.face_labels and topic in map(str, kind.face_labels):
             return _declared(f"face `{topic}` of {kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
+    if topic in game.attributes:  # a piece's attribute: the kinds that give it, and its values
+        column = game.attributes.index(topic)
+        having = [(kind, sorted({piece[column] for piece in kind.pieces if piece[column] is not None}, key=str))
+                  for kind in game.kinds if any(piece[column] is not None for piece in kind.pieces)]
+        if having:
+            kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind, _ in having)
+            values = sorted({v for _, found in having for v in found}, key=lambda v: (v.__class__ is not int, str(v)))
+            shown = ", ".join(map(str, values[:12])) + (", ..." if len(values) > 12 else "")
+            return _declared(f"attribute `{topic}` of {kinds}: {shown}", having[0][0].span)
     names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
         [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown] \
-        + list(procedures) + [str(label) for kind in game.kinds for label in kind.face_labels if str(label).isidentifier()]
-    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, define, show "
-                       "or procedure "
+        + list(procedures) + [str(label) for kind in game.kinds for label in kind.face_labels if str(label).isidentifier()] \
+        + list(game.attributes)
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, define, show, "
+                       "attribute or procedure "
                        f"`{printable(topic)}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 

@@ -403,6 +403,11 @@ def test_explain_a_rule_written_inside_a_variants_replacement(tmp_path, capsys):
     assert "from the base game" not in out and "2 * first(cup).value" in out
 
 
+def test_explain_an_attribute_names_its_kinds_and_values(capsys):
+    assert cli.main(["explain", PICKOMINO, "worms"]) == 0
+    assert capsys.readouterr().out.startswith(f"attribute `worms` of tile `domino`: 1, 2, 3, 4  {PICKOMINO}:")
+
+
 def test_explain_file_lists_triggers_and_carried_zones(capsys):
     assert cli.main(["explain", "--file", EXTRAWURM]) == 0
     out = capsys.readouterr().out
