@@ -9,7 +9,7 @@ from typing import Any
 
 from . import nodes as n
 from .diagnostics import CODES, did_you_mean
-from .engine_values import keys_text
+from .engine_values import keys_text, shown
 from .model import GameDef
 from .source import printable
 
@@ -291,13 +291,14 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             return _declared(f"face `{topic}` of {kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
     if topic in game.attributes:  # a piece's attribute: the kinds that give it, and its values
         column = game.attributes.index(topic)
-        having = [(kind, sorted({piece[column] for piece in kind.pieces if piece[column] is not None}, key=str))
-                  for kind in game.kinds if any(piece[column] is not None for piece in kind.pieces)]
+        having = [kind for kind in game.kinds if any(piece[column] is not None for piece in kind.pieces)]
         if having:
-            kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind, _ in having)
-            values = sorted({v for _, found in having for v in found}, key=lambda v: (v.__class__ is not int, str(v)))
-            shown = ", ".join(map(str, values[:12])) + (", ..." if len(values) > 12 else "")
-            return _declared(f"attribute `{topic}` of {kinds}: {shown}", having[0][0].span)
+            values = [piece[column] for kind in having for piece in kind.pieces if piece[column] is not None]
+            numbers = sorted(set(v for v in values if v.__class__ is int))
+            texts = list(dict.fromkeys([*map(str, numbers), *(shown(v) for v in values if v.__class__ is not int)]))
+            listed = ", ".join(texts[:12]) + (", ..." if len(texts) > 12 else "")
+            kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind in having)
+            return _declared(f"attribute `{topic}` of {kinds}: {listed}", having[0].span)
     names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
         [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown] \
         + list(procedures) + [str(label) for kind in game.kinds for label in kind.face_labels if str(label).isidentifier()] \

@@ -42,7 +42,6 @@ import attrs
 from . import model as m
 from . import nodes as n
 from .diagnostics import RuntimeFault, did_you_mean, render_full
-from .files import FileRefused
 from .parser import parse
 from .pipeline import coerce_options, parse_file
 from .runtime import CHANCE, TERMINAL, State
@@ -287,9 +286,7 @@ def _game_file(scenario: Scenario) -> str:
     named, folder = scenario.game, os.path.dirname(scenario.path)
     if named.endswith(".rules") and "\0" not in named:
         return os.path.normpath(os.path.join(folder, named))
-    refused = FileRefused("E109", f"`{named}` is not a `.rules` file")
-    raise ScenarioError(scenario.path, None, f"error[E109]: `game:` refused: {refused.message}"
-                        + (f"\n  = help: {refused.help}" if refused.help else ""))
+    raise ScenarioError(scenario.path, None, f"error[E109]: `game:` refused: `{named}` is not a `.rules` file")
 
 
 def compile_scenario(scenario: Scenario) -> CompiledScenario:
