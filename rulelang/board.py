@@ -257,10 +257,14 @@ class Board:
         if value.__class__ is int and not -self.big_number < value < self.big_number:
             raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
                                 f"than {self.number_digits} digits")
+        old = self.counters[index]
         self.counters[index] = value
         if self.keeps_knowledge and self.seen_counters:
             knowledge.counter_set(self, index, value)
-        if self.tracing:
+        if self.tracing and not (old.__class__ is value.__class__ and old == value and not pieces
+                                 and self._plainly_public(index)):
+            # (a public counter set to what it holds changes nothing: no line; a hidden one's
+            # line says only that it was set, and its absence would tell the value)
             if pieces:
                 where = self.where
                 places = tuple(where[p] if p.__class__ is int else None for p in
@@ -268,6 +272,12 @@ class Board:
                 self.events.append((rule, "set", (index, value, False, places)))
             else:
                 self.events.append((rule, "set", (index, value, is_seat)))
+
+    def _plainly_public(self, index: int) -> bool:
+        """Whether every seat sees the counter slot's value and which entry it is (not an entry
+        set by a key some seat may not know)."""
+        counter = self.counter_of(index)[0]
+        return counter.visibility == "public" and not counter.secret_keys
 
     def eliminate(self, who: Any, rule: int, back: bool = False) -> None:
         """`eliminate`: a player, or a list of players, is out for the rest of the game;
