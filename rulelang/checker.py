@@ -308,6 +308,22 @@ def face_label_twice(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
             values.setdefault(key, value)
 
 
+@check("W422", "none-in-a-list")
+def none_in_a_list(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """`none` written as an item of a list (`[none] + offers`): a list leaves out the items that
+    are none, so it is never there, and a choice never offers it. To let a player pass, give
+    the choice a branch of its own (`choose: "pass": ...`), or, for a group of pieces,
+    `[empty] + subsets(C)`."""
+    for node in walk(tree.items):
+        if isinstance(node, n.ListExpr):
+            for item in node.items:
+                if isinstance(item, n.Literal) and item.value is None:
+                    yield Diagnostic("W422", "`none` in a list is left out: the list never holds it, and a choice "
+                                     "from it never offers it", item.span,
+                                     help='to let a player pass, give the choice a branch: `choose as "PROMPT":` with '
+                                     '`"pass": ...` and a branch that chooses from the list')
+
+
 def _its_against_a_constant(node: n.Compare) -> bool:
     """`it == none`, `it > 0`: `it` compared with a constant, which tests the inner item (the
     outer one would count all of the inner items or none of them)."""
@@ -800,7 +816,7 @@ def _is_int(value) -> bool:
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
-               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice)
+               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice, none_in_a_list)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

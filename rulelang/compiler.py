@@ -106,6 +106,12 @@ piece drawn from it: a kind is a card's back. With `card tempura` and `card sash
 down, every hand shows to everyone. Make one kind, with an attribute for what tells the cards
 apart: `card dish: one for each name in tempura, sashimi`.
 """)
+register("W422", "none-in-a-list", """
+`none` is written as an item of a list (`[none] + offers`). A list leaves out the items that are
+none, so it never holds it, and a choice from it never offers it. To let a player pass, give the
+choice a branch of its own (`choose as "bid":` with `"pass": ...` and a branch that chooses from
+the list); for a group of pieces, `[empty] + subsets(C)` offers the empty group.
+""")
 register("W421", "face-label-twice", """
 Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
 shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
