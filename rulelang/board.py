@@ -137,6 +137,7 @@ class Board:
             raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
                                 f"(moving {len(pieces)} pieces)")
         zones, where = self.zones, self.where
+        below = self._below_tops(pieces) if self.tracing else None
         if len(pieces) == 1:  # the usual move (a draw, a chosen piece)
             origins = [where[pieces[0]]]
             zones[origins[0]].remove(pieces[0])
@@ -178,11 +179,30 @@ class Board:
         if self.tracing:
             # `pieces` is the caller's fresh list, never changed afterwards: kept as it is.
             self.events.append((rule, "move", (pieces, origins, to, list(map(self.dynamic[0].__getitem__, pieces)),
-                                               self._places(origins, to) if self.carried else None)))
+                                               self._places(origins, to) if self.carried else None, below)))
         if self.keeps_knowledge:
             knowledge.moved(self, pieces, origins, to)
         if game.move_triggers:
             self._match_triggers(pieces, origins, to, False)
+
+    def _below_tops(self, pieces: list[int]) -> frozenset[int] | None:
+        """The pieces moved out of a `top only` zone from under its top piece (the trace names
+        only its top to who sees no more of it), or None."""
+        tops = self.top_only_zones
+        if not tops:
+            return None
+        where, zones = self.where, self.zones
+        below = frozenset(p for p in pieces if where[p] in tops and zones[where[p]][-1] != p)
+        return below or None
+
+    @property
+    def top_only_zones(self) -> frozenset[int]:
+        """The zone instances whose visibility is `top only`."""
+        found = self.__dict__.get("_top_only")
+        if found is None or found[0] != len(self.zones):
+            found = self._top_only = (len(self.zones), frozenset(
+                i for i in range(len(self.zones)) if self.zone_of(i)[0].visibility == "top only"))
+        return found[1]
 
     def _once_each(self, pieces: list[int]) -> tuple[list[int], list[int]]:
         """A move's pieces without repeats (`(cup where face < 4) + (cup where face == 1)`

@@ -437,15 +437,18 @@ class Views:
         if viewer is not None and viewer != "all" and (viewer.__class__ is not int or not 0 <= viewer < self.n):
             raise ValueError(f"a viewer is a seat 0..{self.n - 1}, None (a spectator) or \"all\", not {viewer!r}")
 
-    def _moved_text(self, pieces, origins, to: int, labels, viewer) -> str:
+    def _moved_text(self, pieces, origins, to: int, labels, viewer, below=None) -> str:
         """Moving pieces as a viewer sees them: named where it sees them at either end, counted
-        by kind where it sees only how many, `pieces` (no count) where it sees neither end."""
+        by kind where it sees only how many, `pieces` (no count) where it sees neither end.
+        ``below``: pieces taken from under the top of a `top only` zone, which shows its top
+        piece only (after a shuffle nobody knows what lies under it)."""
         if viewer == "all":
             return self.describe_group(list(pieces), labels)
         sight_to = self.sight(to, viewer)
         named, counted, unseen = [], [], False
         for i, (p, origin) in enumerate(zip(pieces, origins, strict=True)):
-            sight = sight_to if sight_to == SEE_PIECES else max(sight_to, self.sight(origin, viewer))
+            at_origin = SEE_COUNT if below is not None and p in below else self.sight(origin, viewer)
+            sight = sight_to if sight_to == SEE_PIECES else max(sight_to, at_origin)
             if sight == SEE_PIECES:
                 named.append(i)
             elif sight == SEE_COUNT:
@@ -492,7 +495,7 @@ class Views:
             pieces, origins, to, labels = payload[:4]
             places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
-            what = self._moved_text(pieces, origins, to, labels, viewer)
+            what = self._moved_text(pieces, origins, to, labels, viewer, payload[5] if len(payload) > 5 else None)
             text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
         elif kind == "trigger":
             moved, source, to, instead, labels = payload[:5]

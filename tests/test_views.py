@@ -700,3 +700,20 @@ def test_the_referees_board_names_a_counters_card_that_no_seat_sees(tmp_path):
     referee = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
     seat = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
     assert "lead_card  pc 6" in referee and "lead_card  a hidden pc" in seat
+
+
+def test_a_piece_from_under_a_top_only_zones_top_is_named_to_no_one_else():
+    """top_only_below.rules: after a shuffle, the bottom piece goes to the player's hand (the
+    other seat counts it), then the top piece (everyone saw it on top: named to all)."""
+    state = rulelang.load(ROOT / "tests" / "language" / "top_only_below.rules").new_initial_state(2, trace="eager")
+    rng = random.Random(1)
+    while state.current_player() < 0:
+        state.apply_action(state.sample_chance(rng))
+    first, second = [payload for _, kind, payload in state.events if kind == "move"]
+    bottom, top = first[0][0], second[0][0]
+    assert first[5] == frozenset({bottom}) and second[5] is None
+    name = state.describe_piece
+    mine = [line.split("  [")[0] for line in state.event_lines(viewer=0) if line.startswith("move")]
+    theirs = [line.split("  [")[0] for line in state.event_lines(viewer=1) if line.startswith("move")]
+    assert mine == [f"move {name(bottom)} from tp to hand of player 1", f"move {name(top)} from tp to hand of player 1"]
+    assert theirs == ["move 1 c from tp to hand of player 1", f"move {name(top)} from tp to hand of player 1"]
