@@ -1135,6 +1135,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except RuntimeFault as fault:  # e.g. a fault in the set-up, before any log exists
         return report_fault(fault)
+    except TraceUnavailable as error:  # a defect of rulelang's, said in words, never a traceback
+        err(printable(f"rulelang {args.command}: error: the trace cannot be shown: {error}"))
+        return EXIT_ERRORS
     except KeyboardInterrupt:
         err("\ninterrupted")
         return EXIT_INTERRUPTED

@@ -484,7 +484,13 @@ class State(Board, Machine, Views):
             self._apply_roll(pending, action)
             frame[1] += 1
         elif pending[0] == "draw":
-            if self._apply_draw(pending, action):
+            try:
+                more = self._apply_draw(pending, action)
+            except RuntimeFault:
+                if self.fault is not None:  # the piece was drawn, then the zone had no more (R507)
+                    self.history.append(action)
+                raise
+            if more:
                 self.history.append(action)
                 return
             frame[1] += 1

@@ -60,6 +60,17 @@ def test_a_fault_names_its_rule(name, extra, code, text, tmp_path, capsys):
         assert json.loads(log.read_text().splitlines()[-1]).get("fault", code) == code
 
 
+def test_a_draw_that_runs_out_midway_shows_its_trace_and_replays(tmp_path, capsys):
+    """R507 comes after the first card of a `draw 2` was drawn: the trace so far is shown, and
+    the log, whose last action is that card, replays to the same fault."""
+    log = tmp_path / "game.jsonl"
+    code, out, err = main(capsys, "run", HOSTILE / "draw_past_the_end.rules", "--seats", "random,random",
+                          "--seed", "1", "--fast", "--log", log)
+    assert code == 1 and "error[R507]" in err and "move 1 c from deck to hand of player 2" in out
+    code, out, _ = main(capsys, "replay", log, "--rules", HOSTILE / "draw_past_the_end.rules")
+    assert code == 0 and "reproduces: yes (the game stops on fault R507" in out
+
+
 def test_no_progress_stops_the_log_growing(tmp_path, capsys):
     log = tmp_path / "game.jsonl"
     code, _, _ = main(capsys, "run", HOSTILE / "hang_repeat_roll.rules", "--seats", "random,random",
