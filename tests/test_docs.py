@@ -26,3 +26,31 @@ def test_complete_example_compiles(text, tmp_path):
     game, diagnostics = analyse(str(path))
     errors = [f"{d.code} {d.message}" for d in diagnostics if d.is_error]
     assert game is not None and not errors, errors
+
+
+@pytest.mark.parametrize("text", COMPLETE, ids=[f"example-{i}" for i in range(len(COMPLETE))])
+def test_complete_example_plays_without_a_fault(text, tmp_path):
+    """Each complete example plays a few games with random choices to its end: an example
+    that faults (a deck that runs out) teaches the wrong thing."""
+    import random
+
+    from rulelang import RuntimeFault
+    from rulelang.runtime import CHANCE
+
+    path = tmp_path / "example.rules"
+    path.write_text(text, encoding="utf-8")
+    game, _ = analyse(str(path))
+    for seed in range(3):
+        rng = random.Random(seed)
+        state = game.new_initial_state(game.min_players)
+        try:
+            for _ in range(20_000):
+                if state.is_terminal():
+                    break
+                if state.current_player() == CHANCE:
+                    state.apply_action(state.sample_chance(rng))
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+        except RuntimeFault as fault:
+            pytest.fail(f"seed {seed}: {fault.diagnostic.code} {fault.diagnostic.message}")
+        assert state.is_terminal(), f"seed {seed}: no end within 20,000 steps"
