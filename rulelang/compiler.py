@@ -808,10 +808,18 @@ class Compiler(ExpressionCompiler):
             result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span, keys=c.keys))
         return tuple(result)
 
+    def _reads_seat_counter(self, node) -> bool:
+        """Whether ``node`` reads a counter that holds players (`leader`, `pick of player`)."""
+        if isinstance(node, n.Of):
+            node = node.left
+        return isinstance(node, n.Name) and node.id in self.counters and node.id in self.seat_counters
+
     def _compile_show(self, show: n.ShowDecl) -> m.Shown | None:
         slots = Slots()
         try:
             fn, kind = self.expr(show.value, Scope(), slots)
+            if kind == "any" and self._reads_seat_counter(show.value):
+                kind = "player"  # a counter that holds a player: `player 2` on the board
         except CompileError:
             return None
         except (TooDeep, RecursionError):
@@ -1598,7 +1606,8 @@ class _Code:
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
-        is_seat = stmt.op == "=" and value.kind == "player"  # the trace says `player 2`, not 1
+        # the trace says `player 2`, not 1, and `[player 1, player 3]` for a list of players
+        is_seat = stmt.op == "=" and value.kind in ("player", "players")
         if is_seat:
             self.compiler.seat_counters.add(target.name)
         elif stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \

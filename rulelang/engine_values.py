@@ -149,6 +149,16 @@ def _value_text(value: Any) -> str:
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else shown(value)
 
 
+def seats_text(value) -> str:
+    """A value a counter that holds players keeps, as the trace and the board write players:
+    `player 2`, `[player 1, player 3]`; anything else as ``shown`` writes it."""
+    if value.__class__ is int:
+        return f"player {value + 1}"
+    if value.__class__ in (list, tuple) and value and all(v.__class__ is int for v in value):
+        return "[" + ", ".join(f"player {v + 1}" for v in value) + "]"
+    return shown(value)
+
+
 def shown(value) -> str:
     """A value as the trace and the screen write it: `none`, `true`, `(7, 8)`, `chance`."""
     if value is None:

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
-from .engine_values import shown
+from .engine_values import seats_text, shown
 from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
@@ -132,8 +132,8 @@ def _value_text(value: Any, seat: bool = False) -> str:
     seat number is written as the trace writes it, `player 2`."""
     if value is None:
         return "—"
-    if seat and value.__class__ is int:
-        return f"player {value + 1}"
+    if seat and value.__class__ in (int, list, tuple):
+        return printable(seats_text(value))
     return "?" if value is _UNSEEN or isinstance(value, dict) else printable(shown(value))
 
 

@@ -16,6 +16,7 @@ from .engine_values import (
     SEE_PIECES,
     TERMINAL,
     _value_text,
+    seats_text,
     shown,
 )
 from .source import printable
@@ -294,8 +295,8 @@ class Views:
                     counter = self.counter_place(index)[0]
                     if counter.holds_pieces:
                         value = self.pieces_text(value, None, player)  # named, never by number
-                    elif counter.holds_player and value.__class__ is int:
-                        value = f"player {value + 1}"  # as the trace and the board write it
+                    elif counter.holds_player and value.__class__ in (int, list, tuple):
+                        value = seats_text(value)  # as the trace and the board write it
                 counters[self.counter_name(index)] = value
         return {
             "current_player": self.current_player(),
@@ -350,8 +351,8 @@ class Views:
             kind = "pieces"
         if kind == "pieces":
             return self.describe_group(list(value)) if value else "nothing"
-        if kind == "player":
-            return f"player {value + 1}"
+        if kind == "player" or (kind == "players" and value.__class__ in (list, tuple)):
+            return seats_text(value)
         return _value_text(value) if isinstance(value, bool) else value
 
     def observation_string(self, seat: int | None | str) -> str:
@@ -561,8 +562,8 @@ class Views:
         elif kind == "set":
             index, value, is_seat = payload
             # a counter set to a player anywhere holds players: written as the board writes them
-            is_seat = is_seat or (value.__class__ is int and self.counter_place(index)[0].holds_player)
-            text = f"{self.counter_name(index)} = {f'player {value + 1}' if is_seat and value.__class__ is int else shown(value)}"
+            is_seat = is_seat or self.counter_place(index)[0].holds_player
+            text = f"{self.counter_name(index)} = {seats_text(value) if is_seat else shown(value)}"
         elif kind == "otherwise":
             text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":

@@ -356,3 +356,16 @@ def test_repeat_n_times_runs_its_block_n_times(throws, rolls):
     lines = state.event_lines()
     assert sum(line.startswith("roll ") for line in lines) == rolls
     assert sum(line.startswith("score of player") and "[bonus" in line for line in lines) == 4
+
+
+def test_counters_holding_lists_of_players_are_written_as_players():
+    """players_in_counters.rules: `o = others` and `t = turn_order` read as players in the trace
+    and on the board, and a `show` of a counter that holds a player as `player 2`."""
+    state = rulelang.load(HERE / "language" / "players_in_counters.rules").new_initial_state(3, trace="eager")
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    lines = [line.split("  [")[0] for line in state.event_lines() if line[:4] in ("o = ", "t = ")]
+    assert lines[0] == "o = [player 1, player 2]" and lines[-1] == "t = [player 3, player 1, player 2]", lines
+    shared, _ = state.shown_values(0)
+    assert shared["lead"] == "player 2"
+    assert "t = [player 3, player 1, player 2]" in state.observation_string(0)
