@@ -539,10 +539,23 @@ class Compiler(ExpressionCompiler):
         shown = tuple(s for s in map(self._compile_show, self.shows) if s is not None)
         for name, cells in self.cells.items():  # a column never called: its cells are checked still
             if not any(key[0] == name for key in self.cell_functions):
-                try:
-                    self.column_functions(name, ("any",) * len(cells[0][0].params), cells[0][1])
-                except CompileError:
-                    pass
+                # with its parameters of each type a call could give (`fires(cup)`: pieces): what
+                # the type that gets furthest through the cells finds is reported
+                before, best = len(self.diagnostics), None
+                for kind in ("pieces", "piece", "int", "values", "any"):
+                    try:
+                        self.column_functions(name, (kind,) * len(cells[0][0].params), cells[0][1])
+                    except CompileError:
+                        pass
+                    found = self.diagnostics[before:]
+                    del self.diagnostics[before:]
+                    errors = [d.span.start if d.span is not None else -1 for d in found if d.is_error]
+                    reach = min(errors) if errors else float("inf")
+                    if best is None or reach > best[0]:
+                        best = (reach, found)
+                    if not errors:
+                        break
+                self.diagnostics.extend(best[1] if best else ())
         self._players_through_variables()
         for name, node in self.ranked_counters:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
