@@ -1143,6 +1143,12 @@ class ExpressionCompiler:
             self.error("E101", f"unknown name `{name}`", node,
                        help=f'to compare with the text of an attribute, write it in quotes: `"{name}"`')
             raise CompileError
+        if self._expanding and slots is not None and name in slots.names:  # a define reading a rule's variable
+            self.error("E101", f"unknown name `{name}`: define `{self._expanding[-1]}` does not see the variables "
+                       "of the rules that use it", node,
+                       help=f"pass it as a parameter: `define {self._expanding[-1]}({name}) = ...`, used as "
+                       f"`{self._expanding[-1]}({name})`")
+            raise CompileError
         if slots is not None and name in slots.names:  # set in a block that has ended
             self.error("E101", f"unknown name `{name}`: it was set inside a block that has ended", node,
                        help=f"a variable lasts to the end of the block it is set in; to use `{name}` after it, set "
