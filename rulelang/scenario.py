@@ -454,8 +454,9 @@ class _Runner:
             pieces = ", ".join(state.describe_piece(p) for p in state.legal_actions())
             return f"  a {state.prompt()} is pending, from: {pieces}"
         if player == CHANCE:
-            groups = ", ".join(f"{len(dice)} {self.game.kinds[k].name}" for k, dice in state.pending[2])
-            return f"  a roll is pending: {groups} (write `roll` with one group per kind, in this order)"
+            groups = ", ".join(f"{len(dice)} {self.game.kinds[k].name} in {state.zone_name(state.where[dice[0]])}"
+                               for k, dice in state.pending[2])
+            return f"  a roll is pending: {groups} (write `roll` with one group per kind and zone, in this order)"
         lines = [f"  seat {player} (player {player + 1}) is to decide `{state.prompt()}`; legal actions:"]
         lines += [f"    #{a} {state.action_to_string(a)}" for a in state.legal_actions()]
         return "\n".join(lines)
@@ -569,24 +570,28 @@ class _Runner:
         groups = [g.strip() for g in step.arg.split("|")]
         pending = state.pending[2]
         kinds = [self.game.kinds[k].name for k, _ in pending]
-        shape = " | ".join(f"{kind}: {len(dice)} dice" for kind, (_, dice) in zip(kinds, pending, strict=True))
-        by_kind: dict[str, list] = {}
+        # dice of one kind in several zones (`roll cup of players`) are a group per zone
+        zones = [state.zone_name(state.where[dice[0]]) for _, dice in pending]
+        shape = " | ".join(f"{kind}{f' in {zone}' if kinds.count(kind) > 1 else ''}: {len(dice)} "
+                           f"{'die' if len(dice) == 1 else 'dice'}"
+                           for kind, zone, (_, dice) in zip(kinds, zones, pending, strict=True))
+        given: list[list | None] = [None] * len(pending)
         for position, group in enumerate(groups):
             name, colon, labels = group.partition(":")
-            if colon:
+            if colon:  # `KIND: faces` (the next group of that kind) or `ZONE: faces`
                 name = name.strip()
-                if name not in kinds:
-                    self.fail(f"no {name} in this roll; the roll is {shape}")
+                free = [i for i in range(len(pending)) if given[i] is None and name in (kinds[i], zones[i])]
+                if not free:
+                    self.fail(f"no {name} in this roll; the roll is {shape}" if name not in kinds + zones else
+                              f"too many groups for {name}; the roll is {shape}")
+                at = free[0]
             else:
-                if position >= len(kinds):
+                if position >= len(pending) or given[position] is not None:
                     self.fail(f"{len(groups)} groups given; the roll is {shape}")
-                name, labels = kinds[position], group
-            if name in by_kind:
-                self.fail(f"two groups for {name}; the roll is {shape}")
-            by_kind[name] = [_label(t) for t in labels.split()]
+                at, labels = position, group
+            given[at] = [_label(t) for t in labels.split()]
         flat = []
-        for kind, (kind_index, dice) in zip(kinds, pending, strict=True):
-            labels = by_kind.get(kind)
+        for kind, labels, (kind_index, dice) in zip(kinds, given, pending, strict=True):
             if labels is None or len(labels) != len(dice):
                 self.fail(f"the roll is {shape}, but {len(labels or [])} {kind} faces were given")
             faces = self.game.kinds[kind_index].face_labels

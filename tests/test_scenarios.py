@@ -105,7 +105,7 @@ steps:
     roll 3 3 5 6 3
 """)
     result = run_scenario(path)
-    assert "the roll is white_die: 4 dice | red_die: 1 dice" in result.message
+    assert "the roll is white_die: 4 dice | red_die: 1 die" in result.message
 
 
 def test_malformed_file_names_its_line(tmp_path: Path) -> None:
