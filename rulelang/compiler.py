@@ -112,6 +112,13 @@ none, so it never holds it, and a choice from it never offers it. To let a playe
 choice a branch of its own (`choose as "bid":` with `"pass": ...` and a branch that chooses from
 the list); for a group of pieces, `[empty] + subsets(C)` offers the empty group.
 """)
+register("W423", "chosen-in-the-open", """
+A value chosen in a choice that every seat sees (its options are worked out from what everyone
+sees, and the trace shows `player 1 chooses hide: 1`) is kept in a counter that not every seat
+sees (`owner only`, `hidden`): the counter hides nothing, since the trace already told the
+value. To choose in secret, choose among what the others cannot see: pieces of an `owner only`
+hand (one token per possible answer), or options worked out from a hidden counter.
+""")
 register("W421", "face-label-twice", """
 Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
 shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
@@ -1149,6 +1156,7 @@ class _Code:
         self.rule = rule
         self.section = "main"
         self.body = None  # the statements compiled (``HiddenValues.private_names`` is keyed by them)
+        self.public_choices: dict[int, n.Choose] = {}  # slot -> the choice, shown to all, that set it (W423)
         self.code: list[list] = []
         self.spans: list = []
         self.loop_ends: list[list] = []
@@ -1551,6 +1559,7 @@ class _Code:
                     scope.retype(target.name, value.kind if local[1] == "none" else "any")
                 if where.startswith("fr["):
                     self.slots.note(int(where[3:-1]), value.kind)
+                    self.public_choices.pop(int(where[3:-1]), None)
                 self.compiler._note_variable(target.name, stmt.value, value.kind)
                 self.line(f"{where} = {value.code}")
             else:
@@ -1567,6 +1576,7 @@ class _Code:
                        or "declare variables with `let name = value`")
             raise CompileError
         counter = self.compiler.counter_defs[target.name]
+        self._announced_into_hidden(stmt, scope)
         if target.key is not None and not counter.keys:
             self.error("E201", f"`{target.name}` is a counter without keys; it holds one value", target.key,
                        help=f"declare keys with `counter {target.name}: ..., for each KEY in ... = ...`")
@@ -1999,6 +2009,8 @@ class _Code:
             "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
             "labelled": stmt.label is not None, "aloud": stmt.aloud,
         }
+        if element not in ("piece", "pieces") and then is None and not spec["private"] and not stmt.aloud:
+            self.public_choices[slot] = stmt
         self.emit(m.OP_CHOOSE, spec)
         if otherwise is not None:
             after = self.label()
@@ -2006,6 +2018,24 @@ class _Code:
             self.place(otherwise)
             self.block(stmt.otherwise, Scope(scope))
             self.place(after)
+
+    def _announced_into_hidden(self, stmt: n.Assign, scope: Scope) -> None:
+        """W423: a choice every seat sees made (its options hide nothing) kept in a counter that
+        not every seat sees: the counter hides nothing, the trace showed the value."""
+        visibility = self.compiler.counters[stmt.target.name].visibility
+        if stmt.op != "=" or visibility == "public" or not isinstance(stmt.value, n.Name):
+            return
+        local = scope.lookup(stmt.value.id)
+        slot = re.fullmatch(r"fr\[(\d+)\]", local[0]) if local is not None else None
+        choice = self.public_choices.get(int(slot.group(1))) if slot else None
+        if choice is None:
+            return
+        at = f" (line {choice.span.line})" if choice.span is not None else ""
+        self.compiler.error(
+            "W423", f"`{choice.var}` was chosen in the open{at}: every seat saw `{choice.prompt or 'choose'}: ...` "
+            f"in the trace, so the `{visibility}` counter `{stmt.target.name}` hides nothing", stmt.value,
+            help="to choose in secret, choose among what the others cannot see: pieces of an `owner only` hand "
+            "(one token per answer), or options worked out from a hidden counter")
 
     def _menu_warning(self, stmt, of_pieces: bool, then_of_pieces: bool) -> None:
         """W416 where the menu of a choice shows what its chooser may not see (once per choice)."""
