@@ -1507,7 +1507,12 @@ class ExpressionCompiler:
     def _need_number(self, kind: str, node: n.Node, what: str) -> None:
         # Seats are numbers too: `seat(player + 1)` is the next player.
         if kind not in NUMERIC and kind not in ("any", "label", "player"):
-            self.error("E201", f"{what} needs a number, not {a_kind(kind)}", node)
+            self.error("E201", f"{what} needs a number, not {a_kind(kind)}", node, help={
+                "str": "text compares only with `==` and `!=`; for a number, write it without quotes",
+                "piece": "name the number the piece has, such as `.value` or `.number`",
+                "pieces": "count them with `count(...)`, or add their values with `sum(...)`",
+                "zone": "count its pieces with `count(...)`, or add their values with `sum(...)`",
+                "none": "none is no number: give a number, or test `x != none` first"}.get(kind))
             raise CompileError
         if isinstance(node, n.BoolOp):  # `(best or 0) + 1` is `true + 1`: a slip for a default
             self.error("E201", f"{what} needs a number, and `{node.op}` gives true or false", node,

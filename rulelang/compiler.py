@@ -897,7 +897,11 @@ class Compiler(ExpressionCompiler):
                     else:
                         expected = ("`game ends when ...`" if kind == "end"
                                     else "`most ...`, `least ...` or `nobody wins when ...`")
-                        self.error("E301", f"the `{kind}` section's rules hold {expected}", inner)
+                        self.error("E301", f"the `{kind}` section's rules hold {expected}", inner,
+                                   help="write `rule NAME: game ends when CONDITION`; to change the game as it "
+                                   "ends, give the change a rule of the `turn` or `round` section"
+                                   if kind == "end" else "write `rule NAME: most EXPR` (the highest wins) or "
+                                   "`least EXPR`; a winner rule changes nothing, it ranks the players")
                 except CompileError:
                     pass
                 except (TooDeep, RecursionError):

@@ -289,6 +289,20 @@ _MISTAKES = {
           ("a", "f(a)", "a + 1", "a.b", "(a)", "a[1]", "a of b", "1", '"t"', "a == 1", "-a")),
         *(f"turn:\n  for each p in [{item} for a in b]:\n    pass\n" for item in ("a", "f(a + k)", "a.b")),
     ],
+    "`A if C else B` is a value; to do something only when C holds, write `if C:` and the statement "
+    "under it, indented": [
+        "turn:\n  eliminate player if x\n",
+        "turn:\n  move z to y if x\n",
+        "turn:\n  x = 1 if y\n",
+    ],
+    "a rule's line holds a statement: `most EXPR` or `least EXPR` in `winner:`, `game ends when CONDITION` "
+    "in `end:`, `NAME = VALUE` to set a value": [
+        "winner:\n  rule w: s of player\n",
+        "end:\n  rule e: s of player >= 3\n",
+        "winner:\n  rule w: s\n",
+        "end:\n  rule e: s >= 3\n",
+        "winner:\n  rule w: sum(s)\n",
+    ],
     "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`": [
         "turn:\n  for each x in z sorted by number:\n    pass\n",
         "turn:\n  for each x in z sorted:\n    pass\n",
@@ -409,6 +423,10 @@ _MISTAKE_LINES = {
     '`once per ...` comes before `by`: `may "LABEL" once per turn by PLAYER:`': r"^\s*may\b",
     'the `if` condition comes before `once per ...`: `"LABEL" if CONDITION once per turn:`': r'^\s*"',
     "write `per player`, in the singular": r"\bper\s+players\b",
+    "a rule's line holds a statement: `most EXPR` or `least EXPR` in `winner:`, `game ends when CONDITION` "
+    "in `end:`, `NAME = VALUE` to set a value": r"^\s*rule\s+\w+\s*:(?![^=]*[^=!<>]=[^=])",
+    "`A if C else B` is a value; to do something only when C holds, write `if C:` and the statement "
+    "under it, indented": r"^\s*(?!if\b)\S.*\bif\b(?!.*\belse\b)",
     "a `choose` takes lines of its own: end this line at `rule NAME:` and put the `choose` on the next "
     "line, indented": r"^\s*rule\s+\w+\s*:\s*choose\b",
     '`aloud` comes after the prompt: `choose NAME from C as "PROMPT" aloud`': r"\baloud\s+as\b",
