@@ -67,6 +67,20 @@ def unused_define(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
             yield Diagnostic("W403", f"define `{item.name}` is never used", item.span)
 
 
+@check("W424", "unused-parameter")
+def unused_parameter(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A parameter of a `define` that its value never reads: every call passes it for nothing,
+    and the value reads something else instead (`define next_in(p) = first(others ...)` works
+    out the player after the current one, whatever `p` is)."""
+    for item in tree.items:
+        if isinstance(item, n.DefineDecl) and item.params:
+            read = {node.id for node in walk(item.value) if isinstance(node, n.Name)}
+            for param in item.params:
+                if param not in read:
+                    yield Diagnostic("W424", f"define `{item.name}` never reads its parameter `{param}`", item.span,
+                                     help=f"read `{param}` where the value depends on it, or remove the parameter")
+
+
 @check("W404", "undocumented-option")
 def undocumented_option(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """An option without a description. Players choose options from the command line and
@@ -816,7 +830,8 @@ def _is_int(value) -> bool:
 LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, unused_procedure,
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
-               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice, none_in_a_list)
+               shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice, none_in_a_list,
+               unused_parameter)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

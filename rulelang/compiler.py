@@ -119,6 +119,12 @@ sees (`owner only`, `hidden`): the counter hides nothing, since the trace alread
 value. To choose in secret, choose among what the others cannot see: pieces of an `owner only`
 hand (one token per possible answer), or options worked out from a hidden counter.
 """)
+register("W424", "unused-parameter", """
+A parameter of a `define` is never read by its value: every call passes it for nothing, and
+the value reads something else instead (`define next_in(p) = first(others where it in
+remaining)` is the player after the current one, whatever `p` is). Read the parameter where
+the value depends on it, or remove it.
+""")
 register("W421", "face-label-twice", """
 Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
 shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
