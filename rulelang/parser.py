@@ -662,8 +662,10 @@ def _unclosed_bracket(error: Exception, text: str) -> Token | None:
         offset = len(text)
     else:
         offset = token.start_pos
+    # the line (or the file) ended where the parser stopped: a bracket on it never closed is the mistake
+    at_line_end = token is None or token.type in ("_NL", "_DEDENT", "$END") or isinstance(error, UnexpectedEOF)
     for bracket in reversed(brackets):
-        if "\n" in text[bracket.start_pos:offset] and not _closes(text, bracket.start_pos):
+        if ("\n" in text[bracket.start_pos:offset] or at_line_end) and not _closes(text, bracket.start_pos):
             return bracket
     return None
 
