@@ -28,6 +28,7 @@ from .diagnostics import (
     render_full,
     to_json_object,
 )
+from .engine_values import shown as value_text
 from .files import FileRefused, bundled_games, confine, find_rules
 from .limits import DEFAULT, LIMIT_NAMES, Limits, parse_limit
 from .model import GameDef
@@ -186,9 +187,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                             terminal.say(line)  # (a help: the fault below is what counts)
                 gamelog.write_fault(log, fault.diagnostic.code, fault.diagnostic.message)
                 return report_fault(fault, log_path)
-            terminal.say(terminal.style.bold(printable(f"{game.name}: {len(seats)} players, seed {seed}")))
+            terminal.say(terminal.style.bold(printable(
+                f"{game.name}: {len(seats)} player{'' if len(seats) == 1 else 's'}, seed {seed}")))
             terminal.say(", ".join(tui.seat_label(p, seats) for p in range(len(seats))))
-            changed = [printable(f"{o.name}={o.value}") for o in game.options if o.value != o.default]
+            changed = [printable(f"{o.name}={value_text(o.value)}") for o in game.options if o.value != o.default]
             if changed:
                 terminal.say("options: " + ", ".join(changed))
             terminal.say(f"log: {log_path}")

@@ -501,7 +501,8 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
                           help=f"write it as two words: `{error.first} {error.second}`")
     if isinstance(error, _MixedIndent):
         return Diagnostic("E006", error.message, source.span(error.offset, error.offset + 1),
-                          help="indent with spaces only, or with tabs only, in the whole file")
+                          help="indent each block with spaces only, or with tabs only (the file may use tabs in one "
+                          "block and spaces in another)")
     unclosed = _unclosed_bracket(error, text)
     if unclosed is not None:
         return Diagnostic("E007", f"this `{unclosed.value}` is never closed",

@@ -148,6 +148,8 @@ def _coerce(raw: Any, default: Any) -> Any:
         if lowered in ("false", "no", "off", "0"):
             return False
         raise ValueError(raw)
+    if default is None and raw.strip().lower() == "none":  # (an option that starts as none)
+        return None
     if isinstance(default, int):
         text = raw.strip().removeprefix("-").removeprefix("+")
         if not (text.isascii() and text.isdigit()) or len(text) > 4_300:

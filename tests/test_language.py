@@ -369,3 +369,15 @@ def test_counters_holding_lists_of_players_are_written_as_players():
     shared, _ = state.shown_values(0)
     assert shared["lead"] == "player 2"
     assert "t = [player 3, player 1, player 2]" in state.observation_string(0)
+
+
+def test_an_option_that_starts_as_none_is_given_none_by_its_word(tmp_path):
+    """`--option nothing=none` on an option whose default is none gives none, not the text."""
+    from rulelang.parser import parse
+    from rulelang.pipeline import coerce_options
+    from rulelang.source import Source
+
+    tree, _ = parse(Source("o.rules", 'game "O"\n\noption nothing = none:\n    "None."\noption word = "hold":\n'
+                           '    "A word."\n'))
+    values, problems = coerce_options(tree, {"nothing": "none", "word": "none"})
+    assert not problems and values == {"nothing": None, "word": "none"}
