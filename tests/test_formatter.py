@@ -135,7 +135,7 @@ def test_a_file_with_syntax_errors_is_refused(tmp_path: Path):
     broken = tmp_path / "broken.rules"
     broken.write_text('game "B"\nturn:\n  roll (\n')
     code, out, error = run_cli("fmt", str(broken))
-    assert code == 1 and out == "" and "error[E001]" in error and "broken.rules:3:9" in error
+    assert code == 1 and out == "" and "error[E007]" in error and "broken.rules:3:8" in error  # the `(` never closed
     assert broken.read_text() == 'game "B"\nturn:\n  roll (\n'
     assert run_cli("fmt", str(tmp_path / "missing.rules"))[0] == 2
 
