@@ -483,10 +483,12 @@ class Compiler(ExpressionCompiler):
         game = self.game or n.GameDecl("untitled")
         min_players = game.min_players if game.min_players is not None else 1
         max_players = game.max_players if game.max_players is not None else max(min_players, 1)
+        where = game if game.players_span is None else attrs.evolve(game, span=game.players_span)
         if min_players < 1:
-            self.error("E303", "a game needs at least one player", game)
+            self.error("E303", "a game needs at least one player", where)
         elif min_players > max_players:
-            self.error("E303", f"the player range {min_players} to {max_players} is empty", game)
+            self.error("E303", f"the player range {min_players} to {max_players} is empty", where,
+                       help=f"write the fewest players first: `players {max_players} to {min_players}`")
         options = self._compile_options()
         if not self._pieces_within_limit():
             return None

@@ -459,6 +459,7 @@ class GameDecl(Node):
     max_players: int | None = None
     turn_limit: int | None = None
     doc: tuple[str, ...] = ()
+    players_span: Span | None = _span()  # the `players` line, where a diagnostic of the range points
 
 
 @attrs.frozen

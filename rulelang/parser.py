@@ -797,7 +797,7 @@ class AstBuilder(Transformer):
         for item in children[1:]:
             kind, *values = item
             if kind == "players":
-                fields["min_players"], fields["max_players"] = values
+                fields["min_players"], fields["max_players"], fields["players_span"] = values
             elif kind == "limit":
                 fields["turn_limit"] = values[0]
             else:
@@ -806,7 +806,7 @@ class AstBuilder(Transformer):
 
     def players_item(self, meta, children):
         low = self._int(children[0])  # `players N`: exactly N
-        return ("players", low, low if children[1] is None else self._int(children[1]))
+        return ("players", low, low if children[1] is None else self._int(children[1]), self._span(meta))
 
     def turn_limit_item(self, meta, children):
         return ("limit", self._int(children[0]), self._span(meta))
