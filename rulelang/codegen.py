@@ -16,7 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean
-from .engine_values import SEE_PIECES, _named, keys_text, shown
+from .engine_values import SEE_PIECES, _named, keys_text, seats_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -371,6 +371,13 @@ def _product(st, *lists):
 
 def _text(*parts) -> str:
     return "".join(parts)
+
+
+def _counter_text(st, name: str, value) -> str:
+    """A counter's value in `text(...)`: players as `player 2` where the counter holds players."""
+    if any(c.name == name and c.holds_player for c in st.game.counters):
+        return seats_text(value)
+    return shown(value)
 
 
 def _seat_text(seat) -> str:
@@ -1715,6 +1722,12 @@ class ExpressionCompiler:
                    "zones": "(lambda _v: '[' + ', '.join(map(st.zone_name, _v)) + ']')",
                    "zonelist": "(lambda _v: '[' + ', '.join(map(st.zone_name, _v)) + ']')",
                    "players": "(lambda _v: '[' + ', '.join(map(_seat_text, _v)) + ']')"}.get(e.kind)
+            counter = arg.left if isinstance(arg, n.Of) else arg
+            if way is None and e.kind == "any" and isinstance(counter, n.Name) and counter.id in self.counters \
+                    and scope.lookup(counter.id) is None:
+                # whether it holds players is known once every rule is compiled: asked when it runs
+                parts.append(f"_counter_text(st, {counter.id!r}, {e.code})")
+                continue
             parts.append(f"_shown({e.code})" if way is None else f"_named_by({way}, {e.code})")
         return Expr(f"_text({', '.join(parts)})", "str", True)
 

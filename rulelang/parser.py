@@ -600,6 +600,10 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
             f"a {'zone' if zone else 'counter'} is {sights}"
     if words == {"only"}:
         return "write it as two words: `owner only`, `others only`, `top only`"
+    counter = re.fullmatch(r"\s*counter\s+([A-Za-z_]\w*)\s*", line)
+    if counter and word == "=":
+        return (f"a counter says whose it is before its starting value: `counter {counter.group(1)}: shared "
+                f"= ...` (one for the game) or `counter {counter.group(1)}: per player = ...` (one each)")
     if token.value == "," and re.match(r"\s*counter\b", line):
         return f"a counter has one visibility: {_COUNTER_SIGHTS}"
     if re.fullmatch(r"\s*otherwise\s*", line) and word == ":":
