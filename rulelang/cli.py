@@ -37,6 +37,8 @@ from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+MAX_GAMES = 10_000_000  # games in one batch (`simulate`, `compare`)
+MAX_TURN_STEPS = 10_000  # `analyze --max-steps`
 CODE_PATTERN = re.compile(r"^[A-Za-z]\d{3}$")
 
 
@@ -590,8 +592,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _check_batch_args(args: argparse.Namespace) -> None:
-    if args.games < 1:
-        raise UsageError("--games must be at least 1")
+    if not 1 <= args.games <= MAX_GAMES:
+        raise UsageError(f"--games takes 1 to {MAX_GAMES:,}: each game's result is kept for the report; "
+                         "for more, run several batches with other --seed values")
     if args.max_faults < 1:
         raise UsageError("--max-faults must be at least 1")
     if args.jobs < 1:
@@ -629,6 +632,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     if args.top < 0 or args.max_states < 1 or args.max_steps < 1:
         raise UsageError("--top, --max-states and --max-steps take positive numbers")
+    if args.max_steps > MAX_TURN_STEPS:
+        raise UsageError(f"--max-steps takes at most {MAX_TURN_STEPS:,}: the analysis follows a line of play "
+                         "that deep on the stack")
     limits = parse_limits(args.limit)
     options = parse_options(args.option)
     root = None

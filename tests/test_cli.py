@@ -91,6 +91,16 @@ def test_bad_usage_exits_2(capsys):
     assert "did you mean `mc`" in capsys.readouterr().err
 
 
+def test_counts_past_what_a_run_can_hold_exit_2(capsys):
+    """A count too big to keep (a result per game, a line of play on the stack) is a usage
+    error, not a MemoryError or an OverflowError."""
+    assert cli.main(["simulate", PICKOMINO, "--games", "10000000000", "--quiet"]) == 2
+    assert cli.main(["compare", PICKOMINO, PICKOMINO, "--games", "10000000000"]) == 2
+    assert cli.main(["analyze", PICKOMINO, "--max-steps", "99999999999999999999"]) == 2
+    err = capsys.readouterr().err
+    assert "--games takes 1 to 10,000,000" in err and "--max-steps takes at most 10,000" in err
+
+
 def test_unknown_option_is_a_diagnostic(tmp_path, capsys):
     code = cli.main(["run", PICKOMINO, "--option", "shorter=yes", "--log", str(tmp_path / "x.jsonl")])
     assert code == 1
