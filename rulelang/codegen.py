@@ -1543,6 +1543,9 @@ class ExpressionCompiler:
         if op in ("==", "is", "!=", "is not"):
             self._never_equal(node, scope, left, right)
         a, b = left.code, right.code
+        if left.kind == right.kind == "zone" and op in ("==", "is", "!=", "is not"):
+            # two places: the same zone or not (`z == discard` after `choose z from [deck, discard]`)
+            return Expr(f"({a} {'==' if op in ('==', 'is') else '!='} {b})", "bool", True)
         if "none" in (left.kind, right.kind):
             pass  # `x is none` asks whether there is a value at all, whatever its type
         elif left.kind in ("zone", "zones") or right.kind in ("zone", "zones"):

@@ -600,6 +600,11 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
             f"a {'zone' if zone else 'counter'} is {sights}"
     if words == {"only"}:
         return "write it as two words: `owner only`, `others only`, `top only`"
+    block = re.fullmatch(r"\s*rule\s+[A-Za-z_]\w*\s*:\s*(if|for|repeat|while)\s*", line)
+    if block:
+        keyword = "for each" if block.group(1) == "for" else block.group(1)
+        return (f"{'an' if keyword == 'if' else 'a'} `{keyword}` opens a block, which takes lines of its own: "
+                f"end this line at `rule NAME:` and put the `{keyword}` on the next line, indented")
     counter = re.fullmatch(r"\s*counter\s+([A-Za-z_]\w*)\s*", line)
     if counter and word == "=":
         return (f"a counter says whose it is before its starting value: `counter {counter.group(1)}: shared "
