@@ -374,9 +374,13 @@ def _text(*parts) -> str:
 
 
 def _counter_text(st, name: str, value) -> str:
-    """A counter's value in `text(...)`: players as `player 2` where the counter holds players."""
-    if any(c.name == name and c.holds_player for c in st.game.counters):
+    """A counter's value in `text(...)`: players as `player 2` and pieces by name where the
+    counter holds them, as the board writes it."""
+    counter = next(c for c in st.game.counters if c.name == name)
+    if counter.holds_player:
         return seats_text(value)
+    if counter.holds_pieces and value is not None:
+        return st.describe_piece(value) if value.__class__ is int else f"[{st.describe_group(value)}]"
     return shown(value)
 
 

@@ -306,13 +306,14 @@ def test_a_labelled_choice_offers_identical_pieces_once(tmp_path):
 
 
 def test_text_writes_zones_players_and_their_lists_by_name():
-    """text_names.rules: `text` of a zone, a list of zones, lists of players and a counter that
-    holds a player, as the trace names them (never the zones' or seats' numbers)."""
+    """text_names.rules: `text` of a zone, a list of zones, lists of players and counters that
+    hold a player or a piece, as the trace names them (never the zones' or seats' numbers)."""
     state = rulelang.load(HERE / "language" / "text_names.rules").new_initial_state(3)
     index = {c.name: i for i, c in enumerate(state.game.counters)}
     assert state.counters[index["said"]] == "left / [left, right]"
     assert state.counters[index["seats"]] == "[player 2, player 3] of [player 1, player 2, player 3]"
     assert state.counters[index["named"]] == "player 1 chose"
+    assert state.counters[index["held_text"]] == "card c 3"
 
 
 def test_count_with_one_for_each_makes_alike_copies_of_each_piece():
