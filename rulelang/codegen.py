@@ -326,6 +326,8 @@ def _compact(*values):
 
 
 def _at(items, index):
+    if index.__class__ is not int:
+        raise ValueError(f"an index in `[...]` needs a number, not {_named(index)}")
     return items[index] if -len(items) <= index < len(items) else None
 
 
@@ -1840,6 +1842,8 @@ class ExpressionCompiler:
         if name == "position":
             x = self.code(args[1], scope, slots)
             if kind == "subsets" and x.kind == "pieces":  # one group among groups
+                return Expr(f"_position(st, {items}, {x.code}, True)", "int")
+            if kind == "zonelist" and x.kind == "zone":  # one zone among zones, not its pieces
                 return Expr(f"_position(st, {items}, {x.code}, True)", "int")
             if x.kind in COLLECTIONS:
                 return Expr(f"_position(st, {items}, {self.as_list(x)})", "values", True)

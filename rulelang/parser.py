@@ -569,6 +569,7 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
                       help=_misspelt_keyword(text, start) or _word_help(text, start, end, token, expected))
 
 
+_BEFORE_FROM = r".*?(?=\s+from\b|$)"
 _ZONE_SIGHTS = "`public`, `hidden`, `owner only`, `others only`, `top only` or `secret`"
 _COUNTER_SIGHTS = "`public`, `hidden` or `owner only`"
 
@@ -620,6 +621,16 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
     create = re.search(r"\bcreate\s+([A-Za-z_]\w*)\s+$", line)
     if create and re.fullmatch(r"[A-Za-z_]\w*", word) and create.group(1) != "in":
         return f"a count that is a name goes in brackets: `create ({create.group(1)}) {word} ...`"
+    counted = re.search(r"\b(draw|create)\s+(\d+)\s*$", line)
+    if counted and word in ("+", "-", "*", "/", "//", "%"):
+        rest = text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+        whole = f"{counted.group(2)} {rest}"
+        if counted.group(1) == "create":
+            parts = re.match(r"(.*\S)\s+([A-Za-z_]\w*)\s+in\b", whole)
+            shown = f"({parts.group(1)}) {parts.group(2)} in" if parts else "(N) KIND in"
+        else:
+            shown = f"({re.match(_BEFORE_FROM, whole).group(0)}) from"
+        return f"a count that is worked out goes in brackets: `{counted.group(1)} {shown} ...`"
     if re.search(r"\bdraw\s+$", line) and re.fullmatch(r"[A-Za-z_]\w*", word):
         return f"a count that is a name goes in brackets: `draw ({word}) from ...`"
     if re.fullmatch(r"\s*continue\s*", line):
