@@ -286,9 +286,10 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         if shown_value.name == topic:
             return _declared(f"show `{topic}`{' per player' if shown_value.per_player else ''}: a value on the "
                              "board", shown_value.span)
-    for kind in game.kinds:  # a die's face, by its label
-        if kind.face_labels and topic in map(str, kind.face_labels):
-            return _declared(f"face `{topic}` of {kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
+    having_face = [kind for kind in game.kinds if kind.face_labels and topic in map(str, kind.face_labels)]
+    if having_face:  # a die's face, by its label: every kind of die that has it
+        return "\n\n".join(_declared(f"face `{topic}` of {kind.category} `{kind.name}`: {kind_summary(kind)}",
+                                     kind.span) for kind in having_face)
     if topic in game.attributes:  # a piece's attribute: the kinds that give it, and its values
         column = game.attributes.index(topic)
         having = [kind for kind in game.kinds if any(piece[column] is not None for piece in kind.pieces)]

@@ -276,6 +276,16 @@ def test_explain_a_face_by_its_label(capsys):
     assert "did you mean `worm`" in capsys.readouterr().err
 
 
+def test_explain_a_face_names_every_kind_that_has_it(tmp_path, capsys):
+    rules = tmp_path / "shared.rules"
+    rules.write_text('game "Shared faces":\n    players 2\n\ndie green_die:\n    faces brain, feet, shotgun\n\n'
+                     'die red_die:\n    faces feet, shotgun, shotgun\n\nturn:\n    rule r: end game\n\n'
+                     'winner:\n    rule w: most 0\n')
+    assert cli.main(["explain", str(rules), "shotgun"]) == 0
+    out = capsys.readouterr().out
+    assert "face `shotgun` of die `green_die`" in out and "face `shotgun` of die `red_die`" in out
+
+
 def test_explain_file_lists_the_game(capsys):
     assert cli.main(["explain", "--file", PICKOMINO]) == 0
     out = capsys.readouterr().out
