@@ -89,7 +89,7 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
         elif not any(labels):
             parts.append(kind if len(labels) == 1 else f"{len(labels)} x {kind}")
         else:
-            parts.append(kind + " " + " ".join(label or "?" for label in labels))
+            parts.append(kind + " " + " ".join(label or "-" for label in labels))  # "-": no face yet (a die not rolled)
     return " · ".join(parts)
 
 

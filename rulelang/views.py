@@ -100,7 +100,13 @@ class Views:
                 return f"draw a hidden {kind} from {self.zone_name(source, viewer)}"
             return f"draw {self.describe_piece(action)} from {self.zone_name(source, viewer)}"
         if self.pending[0] == "roll":
-            return "roll " + " ".join(str(label) for label in self._outcome_labels(action))
+            by_kind: dict[str, list[str]] = {}  # as the trace writes a roll: kinds named when several
+            for (kind_index, _), faces in zip(self.pending[2], action, strict=True):
+                kind = self.game.kinds[kind_index]
+                by_kind.setdefault(kind.name, []).extend(str(kind.face_labels[f]) for f in faces)
+            if len(by_kind) == 1:
+                return "roll " + " ".join(next(iter(by_kind.values())))
+            return "roll " + ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
         value = self.pending[2][action]
         if self.pending[0] == "choose":
             spec = self.pending[1]

@@ -250,3 +250,9 @@ def test_a_winner_rule_not_yet_worked_out_shows_a_dash_and_stops_nothing(tmp_pat
     state.apply_action(1)
     state.apply_action(0)
     assert state.is_terminal() and state.winners == [0]
+
+
+def test_a_die_not_rolled_yet_shows_a_dash_not_a_question_mark():
+    """`?` means hidden from the viewer; a die in a public zone that has never been rolled
+    has no face yet."""
+    assert tui.compact_items(["d6 showing 4", "d6 showing 6", "d6"], ["d6"], pool=True) == "d6 4 6 -"

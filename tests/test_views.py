@@ -717,3 +717,18 @@ def test_a_piece_from_under_a_top_only_zones_top_is_named_to_no_one_else():
     theirs = [line.split("  [")[0] for line in state.event_lines(viewer=1) if line.startswith("move")]
     assert mine == [f"move {name(bottom)} from tp to hand of player 1", f"move {name(top)} from tp to hand of player 1"]
     assert theirs == ["move 1 c from tp to hand of player 1", f"move {name(top)} from tp to hand of player 1"]
+
+
+def test_a_roll_of_several_kinds_names_them_as_the_trace_does(tmp_path):
+    """The text of a roll outcome (the log's `text`, the screen) names each kind when the dice
+    are of several kinds, as the trace's line does."""
+    path = tmp_path / "two_kinds.rules"
+    path.write_text('game "Two kinds":\n    players 1\n\ndie green:\n    faces brain, feet\n\n'
+                    'die red:\n    faces brain, shotgun\n\nzone cup: shared pool, public\n\n'
+                    'setup:\n    rule dice:\n        create 1 green in cup\n        create 1 red in cup\n\n'
+                    'turn:\n    rule throw: roll cup\n    rule stop: end game\n\nwinner:\n    rule w: most 0\n')
+    state = rulelang.load(path).new_initial_state(1)
+    outcome = state.outcome_from_labels(["feet", "shotgun"])
+    assert state.action_to_string(outcome) == "roll green feet, red shotgun"
+    state.apply_action(outcome)
+    assert any(line.startswith("roll green feet, red shotgun") for line in state.event_lines(0))
