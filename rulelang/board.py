@@ -294,10 +294,10 @@ class Board:
                 self.events.append((rule, "set", (index, value, is_seat)))
 
     def _plainly_public(self, index: int) -> bool:
-        """Whether every seat sees the counter slot's value and which entry it is (not an entry
-        set by a key some seat may not know)."""
-        counter = self.counter_of(index)[0]
-        return counter.visibility == "public" and not counter.secret_keys
+        """Whether every seat sees the counter slot's value. An entry set by a key some seat
+        may not know counts too: the board shows every entry, so a line for a value that did
+        not change would only name the key."""
+        return self.counter_of(index)[0].visibility == "public"
 
     def eliminate(self, who: Any, rule: int, back: bool = False) -> None:
         """`eliminate`: a player, or a list of players, is out for the rest of the game;

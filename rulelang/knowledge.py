@@ -257,6 +257,24 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
                 copy.zones[index].append(p)
                 copy.where[p] = index
                 touched.add(index)
+    # A piece the seat knows may lie in a zone it does not see at a place it never saw (shown
+    # to it after another's blind pick): its place is dealt again too, among the places of its
+    # kind (a card's back shows), except a `top only` zone's top. The options of a blind pick
+    # follow the places; a variable follows a piece the seat knows, and the place of one it
+    # does not (a card picked blind).
+    by_place: dict[int, int] = {}
+    for index, places_of in placed_unseen(state, seat).items():
+        zone = copy.zones[index]
+        for positions in places_of.values():
+            shuffled = sorted(zone[i] for i in positions)  # (from the pieces alone, not their true places)
+            rng.shuffle(shuffled)
+            for i, p in zip(positions, shuffled, strict=True):
+                zone[i] = p
+                copy.where[p] = index
+                by_place[state.zones[index][i]] = p
+                if not knows[state.zones[index][i]] & bit:
+                    taken[state.zones[index][i]] = p
+        touched.add(index)
     for index in touched:
         column = copy.sort_columns[index]
         if column is not None:
@@ -273,16 +291,38 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
     for index, values in state.seen_counters.items():
         if not counter_seers(state, index) & bit:
             copy.counters[index] = values[seat]
-    _follow_pieces(copy, {p: q for p, q in taken.items() if p != q})
+    _follow_pieces(copy, {p: q for p, q in taken.items() if p != q},
+                   {p: q for p, q in {**taken, **by_place}.items() if p != q} if by_place else None)
     return copy
 
 
-def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
+def placed_unseen(state: State, seat: int) -> dict[int, dict[int, list[int]]]:
+    """The zones ``seat`` does not see that hold a piece it knows, unsorted: for each, the
+    places of each kind (below the top of a `top only` zone), whose pieces a redeal deals
+    again among those places."""
+    knows, kind_of, bit = state.knows, state.pieces.kind, 1 << seat
+    found: dict[int, dict[int, list[int]]] = {}
+    for index, zone in enumerate(state.zones):
+        if len(zone) < 2 or state.sort_columns[index] is not None or zone_seers(state, index) & bit:
+            continue
+        if not any(knows[p] & bit for p in zone):
+            continue
+        places_of: dict[int, list[int]] = {}
+        below = len(zone) - 1 if state.zone_of(index)[0].visibility == "top only" else len(zone)
+        for position in range(below):
+            places_of.setdefault(kind_of[zone[position]], []).append(position)
+        places_of = {kind: places for kind, places in places_of.items() if len(places) > 1}
+        if places_of:
+            found[index] = places_of
+    return found
+
+
+def _follow_pieces(copy: State, taken: dict[int, int], options_taken: dict[int, int] | None = None) -> None:
     """What the rules hold of a piece dealt again (``taken``: the piece now in its place), in
     a variable known to hold pieces (``Procedure.piece_slots``), a counter that holds pieces
     and the options of the choice pending, becomes the piece dealt to its place: else a bot
     would play on with the true card there (a blind pick, a card held in a `let`)."""
-    if not taken:
+    if not taken and not options_taken:
         return
     get = taken.get
 
@@ -314,6 +354,8 @@ def _follow_pieces(copy: State, taken: dict[int, int]) -> None:
             copy.counters[index] = pieces(value) if value.__class__ is list else piece(value)
     pending = copy.pending
     if pending is not None and pending[0] == "choose":
+        if options_taken is not None:  # the options are places: they follow the places
+            get = options_taken.get
         spec = pending[1]
         first = piece if spec.of_pieces else pieces if spec.element == "pieces" else None
         second = piece if spec.then is not None and spec.then.of_pieces else None

@@ -399,3 +399,44 @@ def test_a_blind_group_offers_as_many_groups_whatever_the_hidden_dice_show():
         state = game.new_initial_state(players=2)
         state.apply_action((faces,))
         assert len(state.legal_actions()) == 7
+
+
+def _find_after_peek(order: list[int]):
+    """find_after_peek.rules with the row shuffled to ``order`` (card numbers, bottom first),
+    player 1 peeking at card 3 and player 2 showing cards 5, 2 and 7 by blind picks."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "find_after_peek.rules")
+    state = game.new_initial_state(2)
+
+    def pick(number: int):
+        name = f"numbered {number}"
+        return next(a for a in state.legal_actions()
+                    if re.search(rf"\b{name}( next| from|$)", state.action_to_string(a)))
+
+    for number in order[:-1]:
+        state.apply_action(pick(number))
+    for number in (3, 5, 2, 7):
+        state.apply_action(pick(number))
+    return state
+
+
+def test_a_card_shown_after_a_blind_pick_is_not_found_by_its_place():
+    """Player 1 is shown which card player 2 picked blind, never where it lies. In two games
+    that differ only in where that card and another lie, player 1 cannot tell them apart, and
+    no bot picks the card at its place in each (the redeal used to keep a card the seat knows
+    at its true place)."""
+    a = _find_after_peek([1, 2, 3, 4, 5, 6, 7, 8])
+    b = _find_after_peek([1, 2, 3, 4, 6, 5, 7, 8])
+    assert a.information_state_string(0) == b.information_state_string(0)
+    for name in ("mc", "ismcts", "solver"):
+        assert make_agent(name, 1, **SMALL.get(name, {})).choose(seat_view(a)) == \
+            make_agent(name, 1, **SMALL.get(name, {})).choose(seat_view(b)), name
+
+
+def test_a_keyed_public_entry_set_to_what_it_holds_names_no_key():
+    """`sheet[first(cup of seat(1)).face] = 0` changes nothing; a line would name the face."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "keyed_sheet_noop.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(3)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    assert not any("sheet[" in line for line in state.event_lines(0, viewer=0))
