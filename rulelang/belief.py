@@ -102,7 +102,13 @@ def _play(alive: dict, steps: list, seat: int, limit: int) -> dict | None:
                 continue  # this world went elsewhere: it does not fit
             if action is None and mover == CHANCE and replay.chance_outcome_count() > work:
                 return None  # counted before listing: a roll of 48 dice has millions of ways
-            ways = [(action, 1.0)] if action is not None else _ways(replay, mover)
+            if action is not None and mover != CHANCE and mover != seat:  # its menu may differ here
+                found = knowledge.seen_choice(replay, action, lines, seat)
+                if found is None:
+                    continue
+                ways = [(found[1], 1.0)]
+            else:
+                ways = [(action, 1.0)] if action is not None else _ways(replay, mover)
             work -= len(ways)
             if work < 0:
                 return None

@@ -22,7 +22,7 @@ import random
 
 from .belief import state_key
 from .diagnostics import RuntimeFault
-from .knowledge import Seen, _new_lines, at_step
+from .knowledge import Seen, _new_lines, at_step, seen_choice
 from .runtime import CHANCE, State
 
 UNFIT = 1 << 30  # a path the rules cannot play: worse than any count of lines that differ
@@ -66,6 +66,9 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
         if not at_step(replay, mover, is_draw):  # another step than the one seen: this path does not fit
             return UNFIT, None, None, None
         way = action
+        if way is not None and mover != CHANCE and mover != seat:  # its menu may differ here
+            found = seen_choice(replay, way, lines, seat)
+            way = way if found is None else found[1]
         if way is None:
             way = path[i] if i < len(path) else None
             if is_draw:

@@ -569,12 +569,31 @@ def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
     return _new_lines(replay, before, seat) == lines
 
 
+def seen_choice(before: State, action, lines: tuple[str, ...], seat: int) -> tuple[State, Any] | None:
+    """Another seat's choice that ``seat`` saw, played in a replay (a copy of ``before``): its
+    menu there may differ from the game's, when the options hang on what the seat does not
+    see (a branch open only with a high die), so the option taken is the one that gives the
+    lines the seat saw: ``action`` where it does, else another. (The replay after it, the
+    option), or None when no option does."""
+    replay = before.clone()
+    if _step(replay, action, lines, seat):
+        return replay, action
+    for other in before.legal_actions():
+        if other != action:
+            replay = before.clone()
+            if _step(replay, other, lines, seat):
+                return replay, other
+    return None
+
+
 def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARCH_TRIES) -> State | None:
     """One determinization by replay: the game played again from ``seen.start``, each step the
     seat saw taken as it was, each other step drawn anew with ``rng`` (chance with its true
     probabilities, another player's hidden choice uniformly) so that the lines the seat sees
     match; where no draw fits, the search goes back to the last step drawn and draws it again,
     ``search`` draws in all, and as many steps in all as two replays. None when that fails or the end does not look the same to the seat."""
+    from .runtime import CHANCE
+
     steps = seen.steps
     replay, reserved, i = seen.start.clone(), set(seen.drawn), 0
     open_steps: list = []  # steps drawn anew: (index, the replay before it, its candidates left)
@@ -585,7 +604,12 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
         if work < 0:
             return None
         action, lines, mover, is_draw = steps[i]
-        if action is not None:
+        if action is not None and mover != CHANCE and mover != seat:
+            found = seen_choice(replay, action, lines, seat)
+            if found is not None:
+                replay, i = found[0], i + 1
+                continue
+        elif action is not None:
             if is_draw:
                 reserved.discard(action)
             if _step(replay, action, lines, seat):

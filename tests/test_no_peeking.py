@@ -440,3 +440,18 @@ def test_a_keyed_public_entry_set_to_what_it_holds_names_no_key():
     while state.current_player() == CHANCE:
         state.apply_action(state.sample_chance(rng))
     assert not any("sheet[" in line for line in state.event_lines(0, viewer=0))
+
+
+def test_a_choice_seen_is_replayed_by_what_it_showed_not_by_its_place_in_the_menu():
+    """branch_menu.rules: player 2 has "boast" on its menu only with a die of 4 or more, and
+    chooses "wait". Samples for player 1 must hold low dice too (a replay by the option's
+    index kept only the worlds whose menu matched the true one: every sampled die was high)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "branch_menu.rules")
+    state = game.new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([5]))
+    state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a).endswith("wait")))
+    assert state.current_player() == 0
+    view = seat_view(state)
+    faces = {view.sample_state(random.Random(s)).dynamic[0][state.zones[state.zone_index("cup", 1)][0]]
+             for s in range(40)}
+    assert faces & {1, 2, 3} and faces & {4, 5, 6}
