@@ -583,9 +583,19 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
             if action is None:
                 return False
         elif mover in humans:
-            show_trace(shown, common)
             action = state.legal_actions()[0]  # a forced move: no need to ask
-            terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
+            if hot_seat:  # handed over all the same: skipping it would tell the others it was forced
+                start = shown
+                if on_screen != mover:
+                    if not terminal.hand_over(mover):
+                        return False
+                    on_screen, start = mover, seen[mover]
+                show_trace(start, mover)
+                seen[mover] = shown
+                terminal.say(style.dim(f"  (one option only: {printable(state.action_to_string(action, mover))})"))
+            else:
+                show_trace(shown, common)
+                terminal.say(style.dim(f"  ({seat_label(mover, seats)} has one option only)"))
         else:
             if mover != CHANCE:  # rolls and draws in a row are shown together: a deal reads as one
                 show_trace(shown, common)

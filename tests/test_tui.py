@@ -256,3 +256,25 @@ def test_a_die_not_rolled_yet_shows_a_dash_not_a_question_mark():
     """`?` means hidden from the viewer; a die in a public zone that has never been rolled
     has no face yet."""
     assert tui.compact_items(["d6 showing 4", "d6 showing 6", "d6"], ["d6"], pool=True) == "d6 4 6 -"
+
+
+def test_hot_seat_hands_over_for_a_forced_move_too(tmp_path):
+    """Player 2 has one option or two, as its hidden die says; the screen is handed over to
+    player 2 either way (a skipped hand-over told player 1 the move was forced)."""
+    rules = tmp_path / "forced.rules"
+    rules.write_text('game "Forced":\n    players 2\n\ndie d6:\n    faces 1 to 6\n\n'
+                     'zone cup: per player pool, owner only\n\nsetup:\n    rule the_die: create 1 d6 in cup of seat(1)\n\n'
+                     'round:\n    rule roll_in_secret: roll cup of seat(1)\n    rule pick:\n'
+                     '        choose n from [1, 2] where it == 1 or first(cup of seat(1)).value >= 4 by seat(1) as "pick"\n'
+                     '    rule guess:\n        choose g from [1, 2] by seat(0) as "guess"\n        end game\n\n'
+                     'winner:\n    rule w: most 0\n')
+    game = load(rules)
+    screens = []
+    for face in (2, 5):
+        state = game.new_initial_state(2)
+        state.apply_action(state.outcome_from_labels([face]))
+        screen = Screen()
+        terminal = tui.Terminal(out=screen, inp=io.StringIO("\n1\n" * 10), colour=False)
+        tui.play(state, ["you", "you"], 1, terminal)
+        screens.append(screen.getvalue().count("pass to player 2"))
+    assert screens[0] == screens[1] >= 1
