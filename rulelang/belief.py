@@ -96,9 +96,14 @@ def _play(alive: dict, steps: list, seat: int, limit: int) -> dict | None:
     """The worlds after ``steps``, from ``alive`` (which it uses up); None past the limits."""
     work = WORK * limit  # ways tried in all: a roll of many dice after many worlds gives up early
     for action, lines, mover, is_draw in steps:
+        if mover == knowledge.RUN:  # chance steps the seat saw nothing of, not even how many: not listed
+            return None
         after: dict[tuple, tuple[State, float]] = {}
         for replay, weight in alive.values():
             if not knowledge.at_step(replay, mover, is_draw):
+                if not replay.finished and replay.current_player() == CHANCE and mover != CHANCE \
+                        and not knowledge._sees_chance(replay, seat):
+                    return None  # a step here the seat may not know of (``knowledge.RUN``): not listed
                 continue  # this world went elsewhere: it does not fit
             if action is None and mover == CHANCE and replay.chance_outcome_count() > work:
                 return None  # counted before listing: a roll of 48 dice has millions of ways

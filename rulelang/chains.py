@@ -22,10 +22,11 @@ import random
 
 from .belief import state_key
 from .diagnostics import RuntimeFault
-from .knowledge import Seen, _new_lines, at_step, seen_choice
+from .knowledge import RUN, Seen, _new_lines, at_step, hidden_run, seen_choice
 from .runtime import CHANCE, State
 
 UNFIT = 1 << 30  # a path the rules cannot play: worse than any count of lines that differ
+RUN_LIMIT = 10_000  # chance steps of one run the seat saw nothing of, at most (``knowledge.RUN``)
 
 
 class Chains:
@@ -63,6 +64,17 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
     replay.events, replay.history, replay.seen_lines = [], [], {}
     filled, sources, misses = [], {}, 0
     for i, (action, lines, mover, is_draw) in enumerate(seen.steps):
+        if mover == RUN:  # chance steps the seat saw nothing of, as many as this path has
+            replay = hidden_run(replay, seat, rng, set(), RUN_LIMIT)
+            if replay is None:
+                return UNFIT, None, None, None
+            replay.events, replay.history, replay.seen_lines = [], [], {}
+            filled.append(None)
+            continue
+        if mover != CHANCE and not replay.finished and replay.current_player() == CHANCE:
+            # chance steps the seat would see nothing of, on this path and not in the game
+            replay = hidden_run(replay, seat, rng, set(), RUN_LIMIT) or replay
+            replay.events, replay.history, replay.seen_lines = [], [], {}
         if not at_step(replay, mover, is_draw):  # another step than the one seen: this path does not fit
             return UNFIT, None, None, None
         way = action
@@ -86,6 +98,8 @@ def play(seen: Seen, path: list, seat: int, rng: random.Random, bound: int = UNF
             return UNFIT, None, None, None
         replay.events, replay.history, replay.seen_lines = [], [], {}
         filled.append(way)
+    if not replay.finished and replay.current_player() == CHANCE:
+        replay = hidden_run(replay, seat, rng, set(), RUN_LIMIT) or replay
     if replay.observation_string(seat) != seen.observation:
         misses += 1
     return misses, replay, filled, sources

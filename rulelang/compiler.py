@@ -596,7 +596,8 @@ class Compiler(ExpressionCompiler):
             kinds=kinds, zones=zones, counter_places=m.counter_places(counters),
             counters=tuple(attrs.evolve(c, holds_player=c.name in self.seat_counters, holds_pieces=(
                 c.name in self.piece_counters and c.name not in self.other_counters),
-                secret_keys=c.name in self.hidden_values.secret_keys) for c in counters),
+                secret_keys=c.name in self.hidden_values.secret_keys,
+                hides_count=self.hidden_values.piece_counts.get(c.name, 0) > 0) for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),

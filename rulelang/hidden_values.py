@@ -39,6 +39,27 @@ _WORST = _level(PRIVATE)
 _PLAYER_NAMES = ("players", "others", "remaining", "turn_order", "round_number", "turn_number", "player_count")
 
 
+_PIECE_FUNCTIONS = frozenset({"first", "last", "top", "bottom", "highest", "lowest", "sorted"})
+
+
+def _yields_pieces(node: n.Node, c: Any) -> bool:
+    """Whether an expression plainly gives pieces, as written: a zone or a kind, a filter, a
+    sum of them, or a piece taken from one (`first(hand of p)`, `top(deck)`)."""
+    if isinstance(node, n.Name):
+        return node.id in c.zones or node.id in c.kinds
+    if isinstance(node, n.Of):
+        return isinstance(node.left, n.Name) and node.left.id in c.zones
+    if isinstance(node, n.Filter):
+        return _yields_pieces(node.source, c)
+    if isinstance(node, n.Call):
+        return node.func in _PIECE_FUNCTIONS and bool(node.args) and _yields_pieces(node.args[0], c)
+    if isinstance(node, n.Binary):
+        return node.op == "+" and (_yields_pieces(node.left, c) or _yields_pieces(node.right, c))
+    if isinstance(node, n.Index):
+        return _yields_pieces(node.obj, c)
+    return False
+
+
 class HiddenValues:
     """The analysis over one game's declarations (the compiler's tables)."""
 
@@ -54,6 +75,11 @@ class HiddenValues:
         # counters with keys an entry of which is set with a key worked out from what some seat
         # may not see (`sheet[b] of player = 1`, b chosen in secret): their trace hides the key
         self.secret_keys: set[str] = set()
+        # public counters set to pieces (`marked = first(hand of seat(1))`) -> the worst level of
+        # those pieces: the board names a piece only where a seat sees it, so what is read of
+        # them is as private as the pieces
+        self.piece_counters: dict[str, int] = {}
+        self.piece_counts: dict[str, int] = {}  # the same, of how many pieces they hold
         # id(Choose node) -> the levels of its options' items, of how many they are, of its
         # condition, of its label and of its parameter's items and count (`then choose`), the
         # worst over every way it is reached (``menu_reveals``)
@@ -168,7 +194,11 @@ class HiddenValues:
         if name in c.kinds:
             return self.anywhere
         if name in c.counters:
-            return _PUBLIC if c.counters[name].visibility == "public" else _WORST
+            if c.counters[name].visibility != "public":
+                return _WORST
+            # a public counter set to pieces shows them only where each seat sees them (a
+            # menu's reading counts only what it reads itself, as for variables: ``_menu``)
+            return _level(PUBLIC if self._in_menu else self.piece_counters.get(name, PUBLIC))
         return _WORST
 
     def _define(self, decl: n.DefineDecl, args: tuple[Value, ...]) -> Value:
@@ -209,7 +239,7 @@ class HiddenValues:
         if name in c.counters:
             visibility = c.counters[name].visibility
             if visibility == "public":
-                return _level(owner.level)
+                return _level(max(owner.level, PUBLIC if self._in_menu else self.piece_counters.get(name, PUBLIC)))
             if visibility == "owner only" and owner.me:
                 return _level(max(owner.level, OWN))
         return _WORST
@@ -323,11 +353,13 @@ class HiddenValues:
                 env.setdefault(name, _PUBLIC)
         changed = True
         while changed:
-            before = (self.called.copy(), self.move_pc, self.choices.copy(),
-                      [dict(env) for _, env, _ in frames])
+            before = (self.called.copy(), self.move_pc, self.choices.copy(), self.piece_counters.copy(),
+                      self.piece_counts.copy(), [dict(env) for _, env, _ in frames])
             for body, env, entry in frames:
                 self._block(body, env, entry())
-            changed = before != (self.called, self.move_pc, self.choices, [env for _, env, _ in frames])
+            self._defines.clear()  # (worked out with the counters' levels as they were)
+            changed = before != (self.called, self.move_pc, self.choices, self.piece_counters, self.piece_counts,
+                                 [env for _, env, _ in frames])
         # id(body of a section, procedure or triggered rule) -> its variables that may hold what
         # some seat does not see, with the level (OWN: every seat but the current player's; a
         # redeal cannot work them out again: ``knowledge.sample_state``)
@@ -392,8 +424,14 @@ class HiddenValues:
         elif isinstance(stmt, n.Assign):
             if stmt.target.name in env and stmt.target.owner is None:
                 self._assign(env, stmt.target.name, self.expr(stmt.value, env, None), pc)
-            elif stmt.target.key is not None and self.expr(stmt.target.key, env, None).level > PUBLIC:
-                self.secret_keys.add(stmt.target.name)
+            else:
+                if stmt.target.key is not None and self.expr(stmt.target.key, env, None).level > PUBLIC:
+                    self.secret_keys.add(stmt.target.name)
+                if stmt.target.name in self.c.counters and _yields_pieces(stmt.value, self.c):
+                    value = self.expr(stmt.value, env, None)
+                    name = stmt.target.name
+                    self.piece_counters[name] = max(pc, value.level, self.piece_counters.get(name, PUBLIC))
+                    self.piece_counts[name] = max(pc, value.count, self.piece_counts.get(name, PUBLIC))
         elif isinstance(stmt, n.If):
             for cond, body in stmt.branches:
                 pc = max(pc, self.expr(cond, env, None).level)  # a later branch runs because earlier ones did not

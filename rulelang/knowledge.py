@@ -423,6 +423,7 @@ GIVE_UP = 1       # samples in a row with no replay that fits, before a view onl
 DEEP_SEARCH = 20  # times SEARCH_TRIES, for a state a redeal cannot follow (``private_values``)
 CHAIN_PATHS = 4  # paths moved about for such a state when no replay fits (``SeatView._moved_sample``)
 CHAIN_MOVES = 50  # moves of those paths in one sample
+RUN = -100  # the mover of a step of ``Seen`` that stands for any number of chance steps the seat saw nothing of
 
 
 class Seen:
@@ -516,9 +517,46 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     for step in steps[:first]:
         start.apply_action(step[0])
     forget(start)  # replays need no knowledge: they compare lines
-    kept = [(action if shown else None, lines, mover, is_draw) for action, shown, lines, mover, is_draw in steps[first:]]
+    kept: list = []
+    for action, shown, lines, mover, is_draw in steps[first:]:
+        if not shown and mover == CHANCE and not lines:
+            # rolls, draws and shuffles that show the seat nothing, not even a line: how many
+            # there were is not seen either (a shuffle of another's `secret` zone has a step per
+            # piece), so a replay plays as many of them as its own game has (``RUN``)
+            if not kept or kept[-1][2] != RUN:
+                kept.append((None, (), RUN, False))
+            continue
+        kept.append((action if shown else None, lines, mover, is_draw))
     drawn = frozenset(step[0] for step in kept if step[0] is not None and step[3])
     return Seen(start, kept, drawn, state.observation_string(seat))
+
+
+def hidden_run(replay: State, seat: int, rng: random.Random, reserved: set, limit: int) -> State | None:
+    """A ``RUN`` step played in a replay: chance steps drawn anew (a draw avoids ``reserved``)
+    for as long as they show the seat no line, however many (none, too); the replay after
+    them, or None past ``limit`` steps or where the rules fault."""
+    from .runtime import CHANCE
+
+    for _ in range(limit):
+        if replay.finished or replay.pending is None or replay.current_player() != CHANCE \
+                or _sees_chance(replay, seat):
+            return replay
+        probe = replay.clone()
+        if probe.pending[0] == "draw":
+            pieces = probe.zones[probe.pending[2][0]]
+            free = [p for p in pieces if p not in reserved] or pieces
+            action = free[int(rng.random() * len(free))]
+        else:
+            action = probe.sample_chance(rng)
+        before = len(probe.events)
+        try:
+            probe.apply_action(action)
+        except RuntimeFault:
+            return None
+        if _new_lines(probe, before, seat):
+            return replay  # this step shows the seat something: the run ended before it
+        replay = probe
+    return None
 
 
 def at_step(replay: State, mover: int, is_draw: bool) -> bool:
@@ -604,7 +642,17 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
         if work < 0:
             return None
         action, lines, mover, is_draw = steps[i]
-        if action is not None and mover != CHANCE and mover != seat:
+        if mover != CHANCE and mover != RUN and replay.current_player() == CHANCE:
+            # chance steps the seat would see nothing of, in this replay and not in the game
+            # (a shuffle of one piece has no step): as many as the replay has
+            ran = hidden_run(replay, seat, rng, reserved, work)
+            replay = replay if ran is None else ran
+        if mover == RUN:
+            ran = hidden_run(replay, seat, rng, reserved, work)
+            if ran is not None:
+                replay, i = ran, i + 1
+                continue
+        elif action is not None and mover != CHANCE and mover != seat:
             found = seen_choice(replay, action, lines, seat)
             if found is not None:
                 replay, i = found[0], i + 1
@@ -633,6 +681,8 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
             break
         else:
             return None
+    if not replay.finished and replay.current_player() == CHANCE:
+        replay = hidden_run(replay, seat, rng, reserved, work + 1) or replay
     if replay.observation_string(seat) != seen.observation:
         return None
     replay.tracing = False

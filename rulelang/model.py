@@ -136,6 +136,7 @@ class CounterDef:
     holds_player: bool = False  # starts as a player or is set to one: the board writes `player N`
     holds_pieces: bool = False  # starts as pieces or is set to them: shown by name, where the viewer sees them
     secret_keys: bool = False  # an entry is set by a key some seat may not know: `changes` lines name no key
+    hides_count: bool = False  # set to pieces how many of which some seat may not know: not shown where unseen
 
     @property
     def width(self) -> int:

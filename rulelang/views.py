@@ -295,7 +295,7 @@ class Views:
                 zones[name] = {"count": len(pieces), "kinds": self._kind_counts(sorted(pieces))}
         counters = {}
         for index in range(len(self.counters)):
-            if self.sees_counter(index, player):
+            if self.sees_counter(index, player) and not self._count_unseen(index, self.counters[index], player):
                 value = self.counters[index]
                 if value is not None:
                     counter = self.counter_place(index)[0]
@@ -471,6 +471,26 @@ class Views:
             parts.append("pieces")
         return " + ".join(parts)
 
+    def _count_unseen(self, index: int, value, viewer, places: tuple | None = None) -> bool:
+        """Whether a counter set to pieces, how many of which some seat may not know (`many =
+        deck where number > secret`), holds one ``viewer`` does not see (where it lay, in
+        ``places``): its value is then shown as a change only, since a list would count them."""
+        if viewer == "all" or not self.counter_place(index)[0].hides_count:
+            return False
+        if value is None:
+            return True
+        pieces = value if value.__class__ is list else [value]
+        if not pieces:
+            return True  # none: that the list is empty is as telling as its length
+        if places is None:
+            places = tuple(self.where[p] if p.__class__ is int else None for p in pieces)
+        return any(place is not None and self.sight(place, viewer) != SEE_PIECES for place in places)
+
+    def _sees_none_of(self, viewer, *zones: int) -> bool:
+        """Whether ``viewer`` sees nothing at all of any of these zones (not even how many
+        pieces they hold: others' `secret` zones): what happens only there gives it no line."""
+        return viewer != "all" and all(self.sight(zone, viewer) == SEE_NOTHING for zone in zones)
+
     def _roll_text(self, payload: list, viewer) -> str:
         """A roll: the faces of the dice the viewer sees; of the others, how many dice rolled in
         each zone it only counts, and only the zone for another's `secret` zone."""
@@ -500,6 +520,8 @@ class Views:
         rule, kind, payload = event
         if kind == "move":
             pieces, origins, to, labels = payload[:4]
+            if self._sees_none_of(viewer, to, *origins):
+                return ""  # (a line would tell that something moved: how many times, or whether)
             places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
             what = self._moved_text(pieces, origins, to, labels, viewer, payload[5] if len(payload) > 5 else None)
@@ -508,6 +530,8 @@ class Views:
             moved, source, to, instead, labels = payload[:5]
             places = payload[5] or {} if len(payload) > 5 else {}
             seen_by = payload[6] if len(payload) > 6 else "all"
+            if self._sees_none_of(viewer, source, to):
+                return ""
             if viewer != "all" and seen_by != "all" and (seen_by == "referee" or SEE_PIECES not in (
                     self.sight(source, viewer), self.sight(to, viewer))):
                 return ""  # that it fired would tell what its condition read: no line
@@ -537,10 +561,9 @@ class Views:
             pieces, into = payload[:2]
             into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
             kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
-            if self.sight(into, viewer) == SEE_NOTHING:
-                text = f"create {kinds} in {into_name}"  # how many is secret
-            else:
-                text = f"create {len(pieces)} {kinds} in {into_name}"
+            if self._sees_none_of(viewer, into):
+                return ""  # how many is secret, and so is how many times pieces were made there
+            text = f"create {len(pieces)} {kinds} in {into_name}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
         elif kind == "end turn":
@@ -560,7 +583,8 @@ class Views:
         elif kind == "game over":
             names = ", ".join(f"player {p + 1}" for p in payload)
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"
-        elif kind == "set" and not self.sees_counter(payload[0], viewer):
+        elif kind == "set" and (not self.sees_counter(payload[0], viewer)
+                                or len(payload) > 3 and self._count_unseen(payload[0], payload[1], viewer, payload[3])):
             # which entry changed would tell a key worked out in secret (a box chosen in secret)
             text = f"{self.counter_name(payload[0], not self.counter_place(payload[0])[0].secret_keys)} changes"
         elif kind == "set" and len(payload) > 3:  # pieces, where they lay
@@ -573,6 +597,8 @@ class Views:
         elif kind == "otherwise":
             text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":
+            if self._sees_none_of(viewer, payload):
+                return ""
             text = f"shuffle {self.zone_name(payload, viewer)}"
         else:
             text = f"{kind} {payload}"

@@ -455,3 +455,38 @@ def test_a_choice_seen_is_replayed_by_what_it_showed_not_by_its_place_in_the_men
     faces = {view.sample_state(random.Random(s)).dynamic[0][state.zones[state.zone_index("cup", 1)][0]]
              for s in range(40)}
     assert faces & {1, 2, 3} and faces & {4, 5, 6}
+
+
+@pytest.mark.parametrize("face", [1, 6])
+def test_samples_do_not_count_the_steps_of_a_shuffle_the_seat_sees_nothing_of(face):
+    """secret_shuffle.rules: a shuffle of n chips in player 2's secret zone takes n - 1 steps
+    (none for one chip), where n is player 2's secret die. Player 1 sees none of them; its
+    samples must hold other faces than the true one (replays used to keep to the number of
+    steps, and so to the face)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_shuffle.rules")
+    state = game.new_initial_state(2)
+    state.apply_action(state.outcome_from_labels([face]))
+    rng = random.Random(face)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    view, die = seat_view(state), state.zones[state.zone_index("v0", 1)][0]
+    faces = {view.sample_state(random.Random(s)).dynamic[0][die] for s in range(24)}
+    assert len(faces) >= 3
+
+
+@pytest.mark.parametrize("number", [2, 6])
+def test_what_is_read_of_a_public_counter_holding_a_hidden_card_stays_hidden(number):
+    """piece_counters.rules: `marked` holds player 2's card and `above` the cards above it. To
+    player 1, the say choice is (hidden), the show is `?`, and `above` only changes (its list
+    would count the cards above, and so tell the number; an empty one as much)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "piece_counters.rules")
+    state = game.new_initial_state(2)
+    card = next(p for p in state.zones[state.zone_index("deck")] if state.pieces.names[p] == f"c {number}")
+    state.apply_action(card)
+    state.apply_action(state.legal_actions()[0])
+    lines = [line for line in state.event_lines(0, viewer=0) if line]
+    assert any(line.startswith("above changes") for line in lines)
+    assert any(line.startswith("player 2 chooses say: (hidden)") for line in lines)
+    assert not any(line.startswith("above =") for line in lines)
+    assert state.shown_values(0)[0]["mark_number"] == "?"
+    assert "above" not in state.observation(0)["counters"]
