@@ -88,6 +88,7 @@ class HiddenValues:
         # (the levels of variables are the worst over the procedure: a lint must not guess)
         self._chooser: n.Node | None = None
         self._in_menu = False
+        self._menu_option: tuple[str, int] | None = None  # a label's: the choice's name, its options' level
         self._zones_named = False  # a zone written in a list is an option to name (``_item``)
         try:
             self._solve()
@@ -178,6 +179,8 @@ class HiddenValues:
 
     def _x_Name(self, node, env, element):
         name, c = node.id, self.c
+        if self._menu_option is not None and name == self._menu_option[0]:
+            return _level(self._menu_option[1])
         if env is not None and name in env:
             found = env[name]  # (a menu's: only what it reads itself, ``_menu``)
             return Value(PUBLIC, PUBLIC, found.me) if self._in_menu else found
@@ -404,7 +407,13 @@ class HiddenValues:
         try:
             options = self.expr(stmt.options, env, None)
             where = self.expr(stmt.where, env, _level(options.level)).level if stmt.where is not None else PUBLIC
-            label = self.expr(stmt.label, env, _level(options.level)).level if stmt.label is not None else PUBLIC
+            label = PUBLIC
+            if stmt.label is not None:  # the label is read of each option: its name stands for the option
+                self._menu_option = (stmt.var, options.items)
+                try:
+                    label = self.expr(stmt.label, env, _level(options.level)).level
+                finally:
+                    self._menu_option = None
             items = count = PUBLIC  # the parameter's
             if stmt.then is not None:
                 second = self.expr(stmt.then.options, env, None)

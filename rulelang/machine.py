@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import knowledge
 from .codegen import _ONLY_INT, _freeze, _items, piece_key
 from .diagnostics import Diagnostic, RuntimeFault
-from .engine_values import _code_of, _kind_of, _value_text, describe_error
+from .engine_values import SEE_PIECES, _code_of, _kind_of, _value_text, describe_error
 
 if TYPE_CHECKING:
     from . import model as m
@@ -127,16 +127,19 @@ class Machine:
                     kept = options[:i] if kept is None else kept
                     continue
                 raise RuntimeFault(self._diagnostic("R503", f"`{spec.prompt}` has two options labelled "
-                                                    f"`{text}`: {self._option_text(spec, first)} and "
-                                                    f"{self._option_text(spec, option)}"))
+                                                    f"`{text}`: {self._option_text(spec, first, options.index(first))} "
+                                                    f"and {self._option_text(spec, option, i)}"))
             seen[text] = option
             if kept is not None:
                 kept.append(option)
         return options if kept is None else kept
 
-    def _option_text(self, spec, option) -> str:
-        """An option in a fault's message: pieces by what they are, never by their ids."""
+    def _option_text(self, spec, option, index: int | None = None) -> str:
+        """An option in a fault's message: pieces by what they are, never by their ids; a piece
+        not every seat sees by its place among the options (the message is shown to all)."""
         if spec.element == "piece" and option.__class__ is int:
+            if index is not None and any(self.sight(self.where[option], seat) != SEE_PIECES for seat in range(self.n)):
+                return f"option {index + 1} (a hidden {self.game.kinds[self.pieces.kind[option]].name})"
             return self.describe_piece(option)
         if spec.element == "pieces" and option.__class__ is list:
             return f"[{self.describe_group(option)}]"
