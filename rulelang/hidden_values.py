@@ -291,6 +291,8 @@ class HiddenValues:
             return Value(first.count, first.items)
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
+        if name in ("first", "last", "top", "bottom") and len(node.args) == 1:  # whether there is one: the count
+            return Value(first.count, max(first.count, first.items))
         level = first.level
         keys = node.args[1:2] if name == "runs" else node.args[1:]
         for key in keys:  # a condition or keys (a ranking's tie-breaks), about each item

@@ -559,10 +559,10 @@ class Views:
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
             pieces, into = payload[:2]
-            into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
-            kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
             if self._sees_none_of(viewer, into):
                 return ""  # how many is secret, and so is how many times pieces were made there
+            into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
+            kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
             text = f"create {len(pieces)} {kinds} in {into_name}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
