@@ -1486,9 +1486,15 @@ class _Code:
                        help="name the pieces, such as `reveal top(deck) to player`")
             raise CompileError
         who = self.code_of(stmt.to, scope)
+        if who.kind == "players":  # `reveal c to others`: to each of them, in order
+            pieces, seat = self.compiler.fresh("r"), self.compiler.fresh("s")
+            self.line(f"{pieces} = list({self._pieces_source(what)})")
+            self.line(f"for {seat} in {who.code}:")
+            self.line(f"    st.reveal({pieces}, {seat}, {self.rule})")
+            return
         if who.kind not in ("player", "int", "any"):
-            self.error("E201", f"`reveal ... to` needs one player, not {a_kind(who.kind)}", stmt.to,
-                       help="reveal to one player at a time: `for each p in others: reveal ... to p`")
+            self.error("E201", f"`reveal ... to` needs a player or a list of players, not {a_kind(who.kind)}",
+                       stmt.to, help="such as `reveal c to player`, or `reveal c to others`")
             raise CompileError
         self.line(f"st.reveal(list({self._pieces_source(what)}), {who.code}, {self.rule})")
 

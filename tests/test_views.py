@@ -732,3 +732,18 @@ def test_a_roll_of_several_kinds_names_them_as_the_trace_does(tmp_path):
     assert state.action_to_string(outcome) == "roll green feet, red shotgun"
     state.apply_action(outcome)
     assert any(line.startswith("roll green feet, red shotgun") for line in state.event_lines(0))
+
+
+def test_reveal_to_a_list_of_players_shows_each_of_them(tmp_path):
+    """`reveal top(deck) to others`: each other player sees the card (a line each); the player
+    whose turn it is does not."""
+    path = tmp_path / "reveal_all.rules"
+    path.write_text('game "Reveal to all":\n    players 3\n\ncard c:\n    one for each number in 1 to 5\n\n'
+                    'zone deck: shared pile, hidden\n\nsetup:\n    rule deal: create c in deck\n\n'
+                    'turn:\n    rule show:\n        reveal top(deck) to others\n        end game\n\n'
+                    'winner:\n    rule w: most 0\n')
+    state = rulelang.load(path).new_initial_state(3)
+    assert [line for line in _lines(state, 1) if "sees" in line] == [
+        "player 2 sees c 5 in deck", "player 3 sees 1 c in deck"]
+    assert [line for line in _lines(state, 0) if "sees" in line] == [
+        "player 2 sees 1 c in deck", "player 3 sees 1 c in deck"]
