@@ -333,6 +333,8 @@ def parse_bot(spec: str) -> tuple[str, dict]:
 def _option_value(text: str):
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
+    if len(text) > 30:  # no budget has that many digits: kept as text, refused as such
+        return text[:30] + "..."
     for kind in (int, float):
         try:
             return kind(text)

@@ -231,9 +231,9 @@ def resolve_watch(as_seat: str | None, seats: list[str]) -> int | None | str:
         return "all"
     if word in ("spectator", "none"):
         return None
-    if word.isdigit() and 1 <= int(word) <= len(seats):
+    if word.isascii() and word.isdigit() and len(word) <= 6 and 1 <= int(word) <= len(seats):
         return int(word) - 1
-    raise UsageError(f"--as takes a seat from 1 to {len(seats)}, `spectator` or `all`, not `{as_seat}`")
+    raise UsageError(f"--as takes a seat from 1 to {len(seats)}, `spectator` or `all`, not `{printable(as_seat[:40])}`")
 
 
 def make_terminal(args: argparse.Namespace) -> tui.Terminal:
@@ -473,8 +473,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             viewer = None
         elif word in ("all", "referee"):
             viewer = "all"
-        elif not word.isdigit() or not 1 <= int(word) <= state.n:
-            raise UsageError(f"--as takes a seat from 1 to {state.n}, `spectator` or `all`, not `{args.seat}`")
+        elif not (word.isascii() and word.isdigit() and len(word) <= 6) or not 1 <= int(word) <= state.n:
+            raise UsageError(f"--as takes a seat from 1 to {state.n}, `spectator` or `all`, not `{printable(args.seat[:40])}`")
         else:
             viewer = int(word) - 1
     if args.out and (viewer is None or viewer == "all"):

@@ -489,6 +489,10 @@ class Compiler(ExpressionCompiler):
         elif min_players > max_players:
             self.error("E303", f"the player range {min_players} to {max_players} is empty", where,
                        help=f"write the fewest players first: `players {max_players} to {min_players}`")
+        if game.turn_limit == 0:
+            self.error("E303", "`at most 0 turns` leaves no turn to play",
+                       game if game.turns_span is None else attrs.evolve(game, span=game.turns_span),
+                       help="write a limit of 1 or more, or leave the line out (the limit is then 10,000 turns)")
         options = self._compile_options()
         if not self._pieces_within_limit():
             return None

@@ -48,7 +48,9 @@ def parse_limit(text: str) -> tuple[str, int]:
         raise ValueError(f"unknown limit `{text}`; limits: {', '.join(LIMIT_NAMES)}")
     digits = value.strip().replace("_", "")
     if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"limit `{name}` takes a whole number, not `{printable(value)}`")
+        raise ValueError(f"limit `{name}` takes a whole number, not `{printable(value[:40])}`")
+    if len(digits) > 18:
+        raise ValueError(f"limit `{name}` takes a number of at most 18 digits")
     number = int(digits)
     if number < 1:
         raise ValueError(f"limit `{name}` must be at least 1")

@@ -460,6 +460,7 @@ class GameDecl(Node):
     turn_limit: int | None = None
     doc: tuple[str, ...] = ()
     players_span: Span | None = _span()  # the `players` line, where a diagnostic of the range points
+    turns_span: Span | None = _span()  # the `at most N turns` line
 
 
 @attrs.frozen

@@ -9,6 +9,7 @@ import itertools
 import os
 import re
 import sys
+import unicodedata
 
 import attrs
 import lark
@@ -522,11 +523,17 @@ def _syntax_diagnostic(error: Exception, source: Source, text: str) -> Diagnosti
             return Diagnostic("E007", "this string is never closed", source.span(offset, offset + 1),
                               help='a string ends with `"` on the line where it starts; write `\\"` for a quote '
                               "inside it")
+        char = text[offset]
+        if char.isspace() and char not in " \t\n\r":  # looks like a space, and is not one
+            name = unicodedata.name(char, "").lower() or "a space character"
+            return Diagnostic("E002", f"unexpected character `\\u{ord(char):04x}` ({name})",
+                              source.span(offset, offset + 1),
+                              help="it looks like a space: type an ordinary space (or a tab) instead")
         return Diagnostic(
             "E002",
-            f"unexpected character `{printable(text[offset])}`",
+            f"unexpected character `{printable(char)}`",
             source.span(offset, offset + 1),
-            help="names use letters, digits and `_`; strings use double quotes" if text[offset] != "'" else
+            help="names use letters, digits and `_`; strings use double quotes" if char != "'" else
             "strings use double quotes",
         )
     assert isinstance(error, UnexpectedInput)
@@ -819,7 +826,7 @@ class AstBuilder(Transformer):
             if kind == "players":
                 fields["min_players"], fields["max_players"], fields["players_span"] = values
             elif kind == "limit":
-                fields["turn_limit"] = values[0]
+                fields["turn_limit"], fields["turns_span"] = values
             else:
                 fields["doc"] = fields["doc"] + (values[0],)
         return n.GameDecl(_unquote(children[0]), span=self._span(meta), **fields)

@@ -34,14 +34,15 @@ import os
 import random
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import attrs
 
+from . import files
 from . import model as m
 from . import nodes as n
 from .diagnostics import RuntimeFault, did_you_mean, render_full
+from .limits import Limits
 from .parser import parse
 from .pipeline import coerce_options, parse_file
 from .runtime import CHANCE, TERMINAL, State
@@ -113,6 +114,14 @@ class ScenarioResult:
 # ---------------------------------------------------------------------- reading the file
 
 
+_SMALL_NUMBER = re.compile(r"\d{1,18}")  # a count, a seed, a face: never thousands of digits
+
+
+def _cut(text: str, most: int = 40) -> str:
+    """Text from the file, at most ``most`` characters of it, for a message."""
+    return text if len(text) <= most else text[:most] + "..."
+
+
 def _strip_comment(text: str) -> str:
     return _INLINE_COMMENT.sub("", text).rstrip()
 
@@ -120,10 +129,10 @@ def _strip_comment(text: str) -> str:
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Parse a scenario file (no game is loaded); raises ScenarioError."""
     path = str(path)
-    try:
-        raw = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError(path, None, f"cannot read the scenario: {error}") from None
+    try:  # (a regular file of a bounded size: a fifo or a device never blocks the run)
+        raw = files.read_text(path, Limits().file_bytes)
+    except files.FileRefused as refused:
+        raise ScenarioError(path, None, f"{refused.code}: {refused.message}") from None
     lines = tuple(raw.splitlines())
     title = ""
     header: dict[str, Any] = {"options": {}}
@@ -173,12 +182,13 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                     raise ScenarioError(path, number, "write `option: NAME=VALUE`")
                 header["options"][key.strip()] = option_value.strip()
             elif name == "players":
-                if not value.isdigit():
-                    raise ScenarioError(path, number, f"`players:` takes a number, not `{value}`")
+                if not _SMALL_NUMBER.fullmatch(value):
+                    raise ScenarioError(path, number, f"`players:` takes a number, not `{_cut(value)}`")
                 header["players"] = int(value)
             elif name == "seed":
-                if not value.isdigit():
-                    raise ScenarioError(path, number, f"`seed:` takes a number, not `{value}`")
+                if not _SMALL_NUMBER.fullmatch(value):
+                    raise ScenarioError(path, number, f"`seed:` takes a number of at most 18 digits, not "
+                                        f"`{_cut(value)}`")
                 header["seed"] = int(value)
             elif name in ("game", "xfail"):
                 if name in header:
@@ -212,12 +222,12 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
 
 def _viewer(path: str, number: int, text: str) -> Any:
     """The viewer of an `events as ...:` section: `player N` (seat N-1) or `spectator`."""
-    found = re.fullmatch(r"player (\d+)", text)
+    found = re.fullmatch(r"player (\d{1,6})", text)
     if found and int(found[1]) >= 1:
         return int(found[1]) - 1
     if text == "spectator":
         return None
-    raise ScenarioError(path, number, f"`events as {text}:` names no viewer: write `events as player N:` or "
+    raise ScenarioError(path, number, f"`events as {_cut(text)}:` names no viewer: write `events as player N:` or "
                         "`events as spectator:`")
 
 
@@ -419,7 +429,7 @@ def _inside_a_word(texts: list[str], pattern: str) -> str:
 
 
 def _label(token: str) -> Any:
-    return int(token) if re.fullmatch(r"-?\d+", token) else token
+    return int(token) if re.fullmatch(r"-?\d{1,18}", token) else token
 
 
 # ---------------------------------------------------------------------- running
@@ -622,7 +632,7 @@ class _Runner:
 
     def _choose(self, step: Step) -> None:
         texts = self._need_decision()
-        if re.fullmatch(r"#\d+", step.arg):
+        if re.fullmatch(r"#\d{1,9}", step.arg):
             index = int(step.arg[1:])
             if index >= len(texts):
                 self.fail(f"there is no action {step.arg}")
@@ -688,13 +698,19 @@ class _Runner:
 
     def _expect_winners(self, step: Step) -> None:
         self._expect_game_over(step)
-        wanted = sorted(int(t) for t in step.arg.replace(",", " ").split())
+        tokens = step.arg.replace(",", " ").split()
+        if not all(re.fullmatch(r"\d{1,6}", t) for t in tokens):
+            self.fail(f"`expect winners:` takes seat numbers (0 for the first player), not `{_cut(step.arg)}`")
+        wanted = sorted(int(t) for t in tokens)
         if sorted(self.state.winners) != wanted:
             self.fail(f"the winners should be {_seats(wanted)}, not {_seats(self.state.winners)} "
                       f"(scores by seat: {self.state.scores()})")
 
     def _expect_returns(self, step: Step) -> None:
-        wanted = [float(t) for t in step.arg.replace(",", " ").split()]
+        tokens = step.arg.replace(",", " ").split()
+        if not all(re.fullmatch(r"-?\d{1,18}(\.\d{1,18})?", t) for t in tokens):
+            self.fail(f"`expect returns:` takes numbers, one per seat, not `{_cut(step.arg)}`")
+        wanted = [float(t) for t in tokens]
         got = self.state.returns()
         if len(got) != len(wanted) or not all(math.isclose(a, b) for a, b in zip(got, wanted, strict=False)):
             self.fail(f"the returns should be {wanted}, not {got} (scores by seat: {self.state.scores()})")
@@ -770,7 +786,7 @@ def _report(runner: _Runner, message: str) -> str:
     if scenario.title:
         lines.insert(0, f"scenario: {scenario.title}")
     if step is not None:
-        lines.append(f"  the line: {step.text}")
+        lines.append(f"  the line: {_cut(step.text, 200)}")
     lines.append("now:")
     lines.append(runner.describe_node())
     if runner.state is not None:

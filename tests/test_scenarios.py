@@ -311,3 +311,26 @@ def test_a_game_that_is_not_a_rules_file_is_refused_unread(tmp_path: Path, named
     result = run_scenario(str(path))
     assert not result.passed and "error[E109]" in result.message and says in result.message
     assert "root:" not in result.message
+
+
+@pytest.mark.parametrize("line", ["seed: " + "9" * 5000, "players: " + "9" * 5000,
+                                  "steps:\n    roll " + "9" * 5000, "events as player " + "9" * 5000 + ":\n    x",
+                                  "steps:\n    expect winners: a", "steps:\n    expect returns: x y"])
+def test_numbers_no_scenario_can_mean_fail_in_words(tmp_path: Path, line: str) -> None:
+    """Thousands of digits, or words where numbers belong, fail the scenario with a message,
+    never a Python error."""
+    path = _write(tmp_path, f"# big\ngame: GAMES/pickomino.rules\n{line}\n")
+    try:
+        result = run_scenario(path)
+    except ScenarioError as error:
+        assert len(str(error)) < 300
+        return
+    assert not result.passed and len(result.message) < 5000
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no fifos here")
+def test_a_fifo_named_like_a_scenario_is_refused_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "fifo.scenario"
+    os.mkfifo(path)
+    with pytest.raises(ScenarioError, match="not a regular file"):
+        load_scenario(path)
