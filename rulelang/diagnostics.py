@@ -6,6 +6,7 @@ import difflib
 import enum
 import inspect
 import json
+import unicodedata
 from collections.abc import Callable, Iterable
 
 import attrs
@@ -126,6 +127,15 @@ def _shown(text: str) -> str:
     return printable(text, keep_tabs=True).replace("\t", "    ")
 
 
+def _width(text: str) -> int:
+    """The columns a terminal gives text: two for a wide character (CJK, most emoji), none
+    for a combining mark, so that a caret stands under the characters it marks."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
+               for char in text)
+
+
 def render_concise(diagnostic: Diagnostic) -> str:
     """``path:line:col: CODE message``, one line (control characters shown escaped)."""
     return f"{_location(diagnostic)}: {diagnostic.code} {printable(diagnostic.message)}"
@@ -149,8 +159,8 @@ def render_full(diagnostic: Diagnostic) -> str:
             end = len(code.rstrip())
         lines.append(f"{gutter} |")
         lines.append(f"{span.line} | {_shown(text)}")
-        caret = "^" * max(1, len(_shown(text[start:end])))
-        lines.append(f"{gutter} | {' ' * len(_shown(text[:start]))}{caret}")
+        caret = "^" * max(1, _width(_shown(text[start:end])))
+        lines.append(f"{gutter} | {' ' * _width(_shown(text[:start]))}{caret}")
     for note in diagnostic.notes:
         lines.append(f"  = note: {printable(note)}")
     if diagnostic.help:
