@@ -792,6 +792,9 @@ def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> li
     bots = [bot_spec(b) for b in (bots_arg or "random").split(",")]
     if players is None:
         players = len(bots) if len(bots) > 1 else game.min_players
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
+                         f"not {players}")
     if len(bots) == 1:
         bots = bots * players
     if len(bots) != players:

@@ -451,8 +451,9 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
             product *= len(lists[k]) + 1
         size += product - 1
     if size > MAX_SUBSETS:
-        raise ValueError(f"`subsets` of {len(pieces)} pieces makes {size - 1} groups, more than the "
-                         f"{MAX_SUBSETS} a choice can offer; choose in smaller steps")
+        many = f"{size - 1:,}" if size < 10 ** 15 else f"about 10^{len(str(size - 1)) - 1}"
+        raise ValueError(f"`subsets` of {len(pieces)} pieces makes {many} groups, more than the "
+                         f"{MAX_SUBSETS:,} a choice can offer; choose in smaller steps")
     # The groups hold size * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
     _items(st, range(size + size * len(pieces) // 2))
     if all(len(members) == 1 for members in classes):  # dice: each value shown by one kind only

@@ -70,7 +70,7 @@ def explain_code(topic: str) -> str:
     if entry is None:
         hint = did_you_mean(topic.upper(), CODES) or \
             did_you_mean(topic.lower(), [c.name for c in CODES.values()])
-        raise UnknownTopic(f"no diagnostic code `{printable(topic)}`", hint or "rulelang explain lists every code")
+        raise UnknownTopic(f"no diagnostic code `{printable(_cut(topic))}`", hint or "rulelang explain lists every code")
     return f"{entry.code} {entry.name} ({entry.severity.value})\n\n{entry.explanation}"
 
 
@@ -306,8 +306,13 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         + list(game.attributes)
     raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, define, show, "
                        "attribute or procedure "
-                       f"`{printable(topic)}`",
+                       f"`{printable(_cut(topic))}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
+
+
+def _cut(text: str, most: int = 60) -> str:
+    """A word from the command line, at most ``most`` characters of it, for a message."""
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def _declared(title: str, span) -> str:
