@@ -348,6 +348,10 @@ def resume(args: argparse.Namespace, interactive: bool, limits: Limits = DEFAULT
         err("  = help: the log does not match its rules; remove its end line to play on from there")
         return EXIT_ERRORS
     if state.is_terminal():
+        mismatch = gamelog.compare_end(state, log_data.end) if log_data.end is not None else None
+        if mismatch is not None:
+            err(printable(f"error[E703]: {args.resume}: the log does not match its rules: {mismatch}"))
+            return EXIT_ERRORS
         terminal.say(f"the game in {args.resume} is over")
         show_final(state, seats, terminal, watch)
         return EXIT_OK

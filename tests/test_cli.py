@@ -153,6 +153,17 @@ def test_resume_a_truncated_log_plays_the_same_game(played, tmp_path, capsys):
     assert cli.main(["replay", "--quiet", str(truncated), "--rules", PICKOMINO]) == 0
 
 
+def test_resume_of_a_finished_game_checks_its_recorded_end(played, tmp_path, capsys):
+    log, _ = played
+    lines = log.read_text().splitlines()
+    end = json.loads(lines[-1])
+    end["winners"], end["returns"] = [7], [1, 2, 3]
+    wrong = tmp_path / "wrong_end.jsonl"
+    wrong.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    assert cli.main(["run", "--resume", str(wrong), "--fast", "--rules", PICKOMINO]) == 1
+    assert "E703" in capsys.readouterr().err
+
+
 def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
     log, _ = played
     lines = log.read_text().splitlines()
