@@ -256,7 +256,7 @@ def read_log(path: str | Path, limits: Limits = DEFAULT) -> GameLog:
                            "E702") from None
         raise LogError(refused.message) from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # (a byte-order mark that an editor put first is no line)
     except UnicodeDecodeError:
         raise LogError(f"{path}: not a rulelang log (not UTF-8 text)") from None
     raw = text.split("\n")
@@ -283,10 +283,10 @@ def read_log(path: str | Path, limits: Limits = DEFAULT) -> GameLog:
         if not isinstance(record, dict):
             raise LogError(f"{where}: expected a JSON object")
         records.append((number, record))
-    if not records or records[0][1].get("rulelang_log") != LOG_VERSION or records[0][0] != 1:
+    if not records or records[0][1].get("rulelang_log") != LOG_VERSION:  # (blank lines before it are skipped)
         raise LogError(f"{path}: not a rulelang log (the first line must be a rulelang_log header)")
     header = records[0][1]
-    _check_header(header, f"{path}:1")
+    _check_header(header, f"{path}:{records[0][0]}")
     actions, end, fault = [], None, None
     for number, record in records[1:]:
         where = f"{path}:{number}"
@@ -396,10 +396,11 @@ def rewrite_header(log: GameLog, rules: str | Path) -> None:
     """Name ``rules`` (and its digest) in the header of ``log``'s file: the rules a resumed game
     plays on with, which replayed its actions so far."""
     path = Path(log.path)
-    text = path.read_text(encoding="utf-8")
+    lines = path.read_text(encoding="utf-8-sig").split("\n")
     header = dict(log.header, rules=rules_for_log(rules, path), rules_sha256=file_digest(rules))
-    end = text.find("\n")
-    path.write_text(json.dumps(header) + (text[end:] if end >= 0 else "\n"), encoding="utf-8")
+    first = next(i for i, line in enumerate(lines) if line.strip())  # (blank lines may come before it)
+    lines[first] = json.dumps(header)
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def rewrite_valid_lines(log: GameLog) -> None:

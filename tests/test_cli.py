@@ -164,6 +164,16 @@ def test_resume_of_a_finished_game_checks_its_recorded_end(played, tmp_path, cap
     assert "E703" in capsys.readouterr().err
 
 
+def test_a_log_after_a_byte_order_mark_and_blank_lines_replays_and_resumes(played, tmp_path, capsys):
+    log, _ = played
+    lines = log.read_text().splitlines()
+    marked = tmp_path / "marked.jsonl"
+    marked.write_text("\ufeff\n\n" + "\n".join(lines[:8]) + "\n", encoding="utf-8")
+    assert cli.main(["run", "--resume", str(marked), "--fast", "--rules", PICKOMINO]) == 0
+    assert cli.main(["replay", "--quiet", str(marked), "--rules", PICKOMINO]) == 0
+    capsys.readouterr()
+
+
 def test_resume_drops_a_line_cut_short(played, tmp_path, capsys):
     log, _ = played
     lines = log.read_text().splitlines()
