@@ -510,8 +510,13 @@ class State(Board, Machine, Views):
                 spec = pending[1]
                 if self.tracing:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
+                    seen_in = self._choice_seen_in(spec, value)
+                    # a blind pick: its chooser sees the place it picked, as its menu showed it
+                    place = self._hidden_piece_text(value, action + 1, pending[3]) \
+                        if spec.of_pieces and spec.then is None and value.__class__ is int else None
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value),
-                                                         self._choice_seen_in(spec, value))))
+                                                         seen_in) if place is None else
+                                        (pending[3], spec.prompt, spec.describe(self, value), seen_in, False, place)))
                 if spec.then is None:
                     frame[2][spec.slot] = value
                 else:

@@ -129,7 +129,7 @@ class Stats:
             for rule_index, kind, payload in state.events:
                 if kind == "trigger":
                     fired[rules[rule_index].name] += 1
-                elif kind == "choose" and len(payload) > 4 and rule_index >= 0:
+                elif kind == "choose" and len(payload) > 4 and payload[4] is True and rule_index >= 0:
                     self.chosen[(rules[rule_index].name, _option_text(payload))] += 1
         self.triggered.update(fired)
         self.tallies.update(state.tallies)

@@ -554,7 +554,8 @@ class Views:
             # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
             # chooser); a value computed from hidden things (-1) to its chooser only
             if not self.choice_shown(player, seen_in, viewer):
-                choice = "(hidden)"
+                # its chooser knows where it picked blind: the place, as the menu named it
+                choice = payload[5] if viewer == player and len(payload) > 5 else "(hidden)"
             text = f"player {player + 1} chooses {choice}" if prompt is None else \
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":

@@ -297,7 +297,7 @@ BLIND_PICK = TRIGGERS_GAME.replace('        choose y from [1, 2] as "pick"\n', (
     '        move y to bin\n'))
 
 
-def test_a_blind_pick_is_hidden_even_from_its_chooser(tmp_path):
+def test_a_blind_pick_names_only_its_place_to_its_chooser(tmp_path):
     path = tmp_path / "blind.rules"
     path.write_text(BLIND_PICK)
     state = rulelang.load(path).new_initial_state(2)
@@ -307,7 +307,8 @@ def test_a_blind_pick_is_hidden_even_from_its_chooser(tmp_path):
     assert seat_view(state).labels[2] == "pick: a hidden ox (3) from hand of player 1"
     assert state.action_to_string(2, 0).startswith("pick: ox ")
     state.apply_action(2)  # player 2 picks the third card of player 1's hand, unseen
-    assert [line for line in _lines(state, 1) if "pick" in line] == ["player 2 chooses pick: (hidden)"]
+    assert [line for line in _lines(state, 1) if "pick" in line] == [
+        "player 2 chooses pick: a hidden ox (3) from hand of player 1"]  # the place, as its menu said
     assert [line for line in _lines(state, 0) if "pick" in line] == ["player 2 chooses pick: ox 3 from hand of player 1"]
     assert "move ox 3 from hand of player 1 to bin" in _lines(state, 1)
 
