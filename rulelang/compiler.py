@@ -608,6 +608,7 @@ class Compiler(ExpressionCompiler):
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             line_tables=self.line_tables,
             order_read_zones=zones_whose_order_is_read(self.tree, self.collection_compares),
+            has_secret_zones=any(zone.visibility == "secret" for zone in zones),
             counters_read=frozenset(node.id for item in self.tree.items
                                     if not isinstance(item, (n.ShowDecl, n.InvariantDecl, n.CounterDecl))
                                     for node in walk(item) if isinstance(node, n.Name) and node.id in self.counters),

@@ -435,10 +435,15 @@ class Seen:
     pieces the seat sees drawn after it. Nothing else of the true game is kept, so two states
     with the same information state give the same ``Seen``."""
 
-    __slots__ = ("start", "steps", "drawn", "observation")
+    __slots__ = ("start", "steps", "drawn", "observation", "texts")
 
-    def __init__(self, start: State, steps: list, drawn: frozenset, observation: str):
+    def __init__(self, start: State, steps: list, drawn: frozenset, observation: str,
+                 texts: dict | None = None):
         self.start, self.steps, self.drawn, self.observation = start, steps, drawn, observation
+        # another's choice the seat saw, by step: the text of the option taken, with which a
+        # replay whose menu reads alike takes it at once (it only saves a copy: a replay whose
+        # menu differs finds the option by the lines the seat saw, ``seen_choice``)
+        self.texts = texts or {}
 
 
 def _sees_chance(state: State, seat: int) -> bool:
@@ -494,6 +499,8 @@ def seen_steps(state: State, seat: int) -> Seen | None:
             unseen_dice.pop(p, None)
         before = len(replay.events)
         try:
+            # the option's text, to tell a replay's menu alike at once (``replay_sample``)
+            text = replay.action_to_string(action) if mover != CHANCE and mover != seat else None
             replay.apply_action(action)
         except RuntimeFault:  # a history this game cannot play again
             return None
@@ -504,7 +511,7 @@ def seen_steps(state: State, seat: int) -> Seen | None:
             unknown = {p for p in rolled if not replay.knows[p] & bit}
             blind_rolls[len(steps)] = unknown
             unseen_dice.update(dict.fromkeys(unknown, len(steps)))
-        steps.append([action, shown, lines, mover, is_draw])
+        steps.append([action, shown, lines, mover, is_draw, text])
         for p in [p for p, step in unseen_dice.items() if replay.knows[p] & bit]:
             blind_rolls[unseen_dice.pop(p)].discard(p)  # the die shows to the seat, unrolled since
     if len(replay.events) != len(state.events) or \
@@ -518,7 +525,8 @@ def seen_steps(state: State, seat: int) -> Seen | None:
         start.apply_action(step[0])
     forget(start)  # replays need no knowledge: they compare lines
     kept: list = []
-    for action, shown, lines, mover, is_draw in steps[first:]:
+    texts: dict[int, str] = {}  # another's choice the seat saw: its option's text, by step
+    for action, shown, lines, mover, is_draw, text in steps[first:]:
         if not shown and mover == CHANCE and not lines:
             # rolls, draws and shuffles that show the seat nothing, not even a line: how many
             # there were is not seen either (a shuffle of another's `secret` zone has a step per
@@ -526,9 +534,11 @@ def seen_steps(state: State, seat: int) -> Seen | None:
             if not kept or kept[-1][2] != RUN:
                 kept.append((None, (), RUN, False))
             continue
+        if shown and text is not None:
+            texts[len(kept)] = text
         kept.append((action if shown else None, lines, mover, is_draw))
     drawn = frozenset(step[0] for step in kept if step[0] is not None and step[3])
-    return Seen(start, kept, drawn, state.observation_string(seat))
+    return Seen(start, kept, drawn, state.observation_string(seat), texts)
 
 
 def hidden_run(replay: State, seat: int, rng: random.Random, reserved: set, limit: int) -> State | None:
@@ -607,6 +617,14 @@ def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
     return _new_lines(replay, before, seat) == lines
 
 
+def _option_text(replay: State, action) -> str | None:
+    """The referee's text of an option of a replay's pending choice, or None when it has none."""
+    try:
+        return replay.action_to_string(action)
+    except RuntimeFault:
+        return None
+
+
 def seen_choice(before: State, action, lines: tuple[str, ...], seat: int) -> tuple[State, Any] | None:
     """Another seat's choice that ``seat`` saw, played in a replay (a copy of ``before``): its
     menu there may differ from the game's, when the options hang on what the seat does not
@@ -653,10 +671,15 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
                 replay, i = ran, i + 1
                 continue
         elif action is not None and mover != CHANCE and mover != seat:
-            found = seen_choice(replay, action, lines, seat)
-            if found is not None:
-                replay, i = found[0], i + 1
-                continue
+            if _option_text(replay, action) == seen.texts.get(i):  # the same menu entry: no copy needed
+                if _step(replay, action, lines, seat):
+                    i += 1
+                    continue
+            else:
+                found = seen_choice(replay, action, lines, seat)
+                if found is not None:
+                    replay, i = found[0], i + 1
+                    continue
         elif action is not None:
             if is_draw:
                 reserved.discard(action)

@@ -311,6 +311,7 @@ class GameDef:
     # The zones whose order some rule may read (rulelang.order_reads); the others are bags.
     # None: not worked out, so every zone's order counts.
     order_read_zones: frozenset[str] | None = None
+    has_secret_zones: bool = False  # a zone is `secret`: some viewer may see nothing of it (no trace line)
     # the counters a rule, an end condition or a winner rule names (not a `show` or an
     # invariant, which play does not run); None: any may be read
     counters_read: frozenset[str] | None = None

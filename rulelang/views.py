@@ -520,7 +520,7 @@ class Views:
         rule, kind, payload = event
         if kind == "move":
             pieces, origins, to, labels = payload[:4]
-            if self._sees_none_of(viewer, to, *origins):
+            if self.game.has_secret_zones and self._sees_none_of(viewer, to, *origins):
                 return ""  # (a line would tell that something moved: how many times, or whether)
             places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
@@ -530,7 +530,7 @@ class Views:
             moved, source, to, instead, labels = payload[:5]
             places = payload[5] or {} if len(payload) > 5 else {}
             seen_by = payload[6] if len(payload) > 6 else "all"
-            if self._sees_none_of(viewer, source, to):
+            if self.game.has_secret_zones and self._sees_none_of(viewer, source, to):
                 return ""
             if viewer != "all" and seen_by != "all" and (seen_by == "referee" or SEE_PIECES not in (
                     self.sight(source, viewer), self.sight(to, viewer))):
@@ -560,7 +560,7 @@ class Views:
                 f"player {player + 1} chooses {prompt}: {choice}"
         elif kind == "create":
             pieces, into = payload[:2]
-            if self._sees_none_of(viewer, into):
+            if self.game.has_secret_zones and self._sees_none_of(viewer, into):
                 return ""  # how many is secret, and so is how many times pieces were made there
             into_name = self.zone_name(into, viewer, payload[2] or {} if len(payload) > 2 else {})
             kinds = ", ".join(dict.fromkeys(self.game.kinds[self.pieces.kind[p]].name for p in pieces)) or "pieces"
@@ -598,7 +598,7 @@ class Views:
         elif kind == "otherwise":
             text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
         elif kind == "shuffle":
-            if self._sees_none_of(viewer, payload):
+            if self.game.has_secret_zones and self._sees_none_of(viewer, payload):
                 return ""
             text = f"shuffle {self.zone_name(payload, viewer)}"
         else:
