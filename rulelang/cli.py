@@ -497,7 +497,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     elif not args.quiet:
         for line in lines:
             print(line)
-    print(f"{replay.applied} actions replayed from {args.log}")
+    if viewer == "all":  # (how many steps there were is the referee's: a seat may not know it)
+        print(f"{replay.applied} actions replayed from {args.log}")
+    else:
+        print(f"replayed from {args.log}")
     if mismatch is None and replay.fault is not None:
         print(f"reproduces: yes (the game stops on fault {replay.fault}, as the log says)")
         return EXIT_OK

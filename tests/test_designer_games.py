@@ -212,8 +212,11 @@ def test_a_game_that_faults_is_replayed_as_reproduced_and_is_not_resumed(tmp_pat
     assert "cannot go on" in capsys.readouterr().err
     assert cli.main(["run", "--resume", str(log), "--log", str(tmp_path / "other.jsonl")]) == 2
     assert "--log cannot be used with --resume" in capsys.readouterr().err
+    capsys.readouterr()
     assert cli.main(["replay", str(log), "--as", "spectator", "--quiet"]) == 0
+    assert "actions replayed" not in capsys.readouterr().out  # how many steps there were is the referee's
     assert cli.main(["replay", str(log), "--as", "all", "--quiet"]) == 0
+    assert "actions replayed" in capsys.readouterr().out
 
 
 def test_a_one_player_game_reports_no_first_player_advantage(tmp_path, capsys):
