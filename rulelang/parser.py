@@ -790,8 +790,8 @@ class AstBuilder(Transformer):
             raise _Problem("E606", f"a number of {digits} digits is too large to read", token.start_pos,
                            token.end_pos) from None
 
-    def _range(self, meta, low: Token, high: Token, limit: str) -> range:
-        values = range(self._int(low), self._int(high) + 1)
+    def _range(self, meta, low: Token | int, high: Token | int, limit: str) -> range:
+        values = range(low if low.__class__ is int else self._int(low), (high if high.__class__ is int else self._int(high)) + 1)
         allowed = getattr(self.limits, limit)
         if len(values) > allowed:
             code, what = ("E603", "faces") if limit == "faces" else ("E602", "values")
@@ -954,7 +954,11 @@ class AstBuilder(Transformer):
         return tuple(values)
 
     def value_range(self, meta, children):
-        return list(self._range(meta, children[0], children[1], "pieces"))
+        values = list(self._range(meta, children[0], children[1], "pieces"))
+        if not values:
+            raise _Problem("E303", f"the range `{children[0]} to {children[1]}` is empty", meta.start_pos,
+                           meta.end_pos, help=f"write the lower number first: `{children[1]} to {children[0]}`")
+        return values
 
     def signed_int(self, meta, children):
         return -self._int(children[-1]) if len(children) == 2 else self._int(children[0])

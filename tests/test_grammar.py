@@ -234,3 +234,11 @@ def test_players_takes_one_number_or_a_range(line, low, high):
     tree, diagnostics = parse(Source("t.rules", f'game "T":\n    {line}\n'))
     assert not diagnostics
     assert (tree.items[0].min_players, tree.items[0].max_players) == (low, high)
+
+
+def test_a_range_of_values_may_start_below_zero():
+    """`one for each number in -1 to 3` (a penalty card of -1), as a list may hold `-1`."""
+    tree, problems = parse(Source("neg.rules", 'game "Neg":\n    players 2\n\ncard c:\n    one for each number in -1 to 3\n'))
+    assert not problems
+    card = next(item for item in tree.items if isinstance(item, n.PieceDecl))
+    assert card.generators[0].values == (-1, 0, 1, 2, 3)
