@@ -548,6 +548,8 @@ class Views:
                 what = self._moved_text(pieces, zones, zones[0], labels, viewer)
             text = f"player {seat + 1} sees {what} in {', '.join(names)}"
         elif kind == "roll":
+            if self.game.has_secret_zones and self._sees_none_of(viewer, *{zone for _, _, zone in payload}):
+                return ""  # dice rolled where the viewer sees nothing: a line would count the rolls
             text = self._roll_text(payload, viewer)
         elif kind == "choose":
             player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch

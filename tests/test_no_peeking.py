@@ -490,3 +490,15 @@ def test_what_is_read_of_a_public_counter_holding_a_hidden_card_stays_hidden(num
     assert not any(line.startswith("above =") for line in lines)
     assert state.shown_values(0)[0]["mark_number"] == "?"
     assert "above" not in state.observation(0)["counters"]
+
+
+def test_rolls_only_in_zones_a_seat_sees_nothing_of_give_it_no_line():
+    """secret_rerolls.rules: player 2 rolls a die in its secret zone as many times as its other
+    secret die shows; player 1's trace says nothing of it (a line per roll counted them)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_rerolls.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(2)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    assert not any(line.startswith("roll") for line in state.event_lines(0, viewer=0) if line)
+    assert sum(line.startswith("roll") for line in state.event_lines(0, viewer="all")) >= 2
