@@ -2329,7 +2329,7 @@ def _describer(element: str):
         return lambda st, p: f"player {p + 1}"
     if element == "zone":
         return lambda st, z: st.zone_name(z)
-    return lambda st, v: shown(v) if v.__class__ is tuple else str(v)
+    return lambda st, v: shown(v) if v.__class__ is tuple or v is None else str(v)
 
 
 def _jsoner(element: str):

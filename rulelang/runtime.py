@@ -511,9 +511,10 @@ class State(Board, Machine, Views):
                 if self.tracing:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
                     seen_in = self._choice_seen_in(spec, value)
-                    # a blind pick: its chooser sees the place it picked, as its menu showed it
-                    place = self._hidden_piece_text(value, action + 1, pending[3]) \
-                        if spec.of_pieces and spec.then is None and value.__class__ is int else None
+                    # a blind pick: its chooser reads what it picked as its menu named it (the place)
+                    place = None
+                    if seen_in is not None and not self.choice_shown(pending[3], seen_in, pending[3]):
+                        place = self.action_to_string(action, pending[3]).removeprefix(f"{spec.prompt}: ")
                     self.events.append((rule, "choose", (pending[3], spec.prompt, spec.describe(self, value),
                                                          seen_in) if place is None else
                                         (pending[3], spec.prompt, spec.describe(self, value), seen_in, False, place)))

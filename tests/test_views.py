@@ -748,3 +748,23 @@ def test_reveal_to_a_list_of_players_shows_each_of_them(tmp_path):
         "player 2 sees c 5 in deck", "player 3 sees 1 c in deck"]
     assert [line for line in _lines(state, 0) if "sees" in line] == [
         "player 2 sees 1 c in deck", "player 3 sees 1 c in deck"]
+
+
+def test_a_then_choose_whose_second_part_is_blind_reads_to_its_chooser_as_its_menu_did(tmp_path):
+    """`choose n from [1, 2] as "bet" then choose v from hand of first(others) as "pick"`: the
+    chooser reads its bet and the place it picked, not `(hidden)`."""
+    path = tmp_path / "then_blind.rules"
+    path.write_text('game "Then blind":\n    players 2\n\ncard c:\n    one for each number in 1 to 6\n\n'
+                    'zone deck: shared pile, hidden\nzone hand: per player hand, owner only\n\n'
+                    'setup:\n    rule deal:\n        create c in deck\n        for each p in players:\n'
+                    '            draw 2 from deck to hand of p\n\nturn:\n    rule pick:\n'
+                    '        choose n from [1, 2] as "bet" then choose v from hand of first(others) as "pick"\n'
+                    '        move v to hand of player\n        end game\n\nwinner:\n    rule w: most 0\n')
+    state = rulelang.load(path).new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == rulelang.CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    menu = state.action_to_string(0, 0)
+    state.apply_action(0)
+    assert [line for line in _lines(state, 0) if "chooses" in line] == [f"player 1 chooses {menu}"]
+    assert menu.startswith("bet: 1, pick: a hidden c (1) from hand of player 2")
