@@ -882,12 +882,16 @@ class AstBuilder(Transformer):
 
     def face(self, meta, children):
         label, value = children
-        label_value = self._int(label) if label.type == "INT" else str(label)
+        label_value = label if label.__class__ is int else str(label)  # a number (signed_int) or a name
         return n.Face(label_value, value, span=self._span(meta))
 
     def face_range(self, meta, children):
         span = self._span(meta)
-        return [n.Face(v, None, span=span) for v in self._range(meta, children[0], children[1], "faces")]
+        values = self._range(meta, children[0], children[1], "faces")
+        if not values:
+            raise _Problem("E303", f"the range `{children[0]} to {children[1]}` is empty", meta.start_pos,
+                           meta.end_pos, help=f"write the lower number first: `{children[1]} to {children[0]}`")
+        return [n.Face(v, None, span=span) for v in values]
 
     def piece_decl(self, meta, children):
         category, name, *items = children
