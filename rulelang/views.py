@@ -375,7 +375,8 @@ class Views:
                 lines.append(f"{name}: {zone['count']}, top {zone['top'] or 'none'}")
             else:
                 kinds = ", ".join(f"{count} {kind}" for kind, count in zone["kinds"].items())
-                lines.append(f"{name}: {zone['count']} hidden" + (f" ({kinds})" if kinds else ""))
+                lines.append(f"{name}: {zone['count']} hidden" + (f" ({kinds})" if kinds else "") if zone["count"]
+                             else f"{name}: empty")  # (an empty zone reads alike to whoever sees its count)
         lines.extend(f"{name} = {_value_text(value)}" for name, value in seen["counters"].items())
         if seen["out"]:
             lines.append("out: " + ", ".join(f"player {p + 1}" for p in seen["out"]))

@@ -163,7 +163,7 @@ def test_observation_string_shows_what_the_seat_sees(first_turn):
         "table: d6 showing 1",
         "played: ox 3",
         "deck: 3 hidden (3 ox)",
-        "cup of player 1: 0 hidden",
+        "cup of player 1: empty",
         "cup of player 2: d6 showing 3",
         "box of player 2: d6 showing 5",
         "hand of player 1: 1 hidden (1 d6)",
