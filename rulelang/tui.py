@@ -621,6 +621,22 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
             show_trace(shown, common)
             raise invariant_fault(state, broken, text, turn)
     if on_screen is not None:  # the game is over: no one's hand stays up for the others
+        # What the last moves showed a human alone (a card revealed to them) reaches them first.
+        width = terminal.width()
+        for human in humans:
+            own = list(render_events(state, seen[human], seats, style, human, width))
+            if own == list(render_events(state, seen[human], seats, style, None, width)):
+                continue
+            if on_screen != human and not terminal.hand_over(human):
+                break
+            on_screen = human
+            for line in own:
+                terminal.say(line)
+            try:
+                terminal.answer(style.accent("the game is over; press Enter") + " ")
+            except EOFError:
+                terminal.say()
+                break
         terminal.clear()
         shown = min(seen.values())
     show_trace(shown, common)

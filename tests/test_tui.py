@@ -278,3 +278,31 @@ def test_hot_seat_hands_over_for_a_forced_move_too(tmp_path):
         tui.play(state, ["you", "you"], 1, terminal)
         screens.append(screen.getvalue().count("pass to player 2"))
     assert screens[0] == screens[1] >= 1
+
+
+def test_hot_seat_a_card_revealed_on_the_last_move_reaches_its_viewer(tmp_path):
+    """The game ends on the move that shows player 1 player 2's card: player 1 sees it on
+    their own screen before the final (spectator's) screen, and player 2 never does."""
+    rules = tmp_path / "peek.rules"
+    rules.write_text('game "Peek and end":\n    players 2\n\ncard letter:\n    one for each number in 1 to 4\n\n'
+                     'zone deck: shared pile, hidden\nzone hand: per player hand, owner only\n\n'
+                     'setup:\n    rule deal:\n        create letter in deck\n        for each p in players:\n'
+                     '            draw 1 from deck to hand of p\n\n'
+                     'turn:\n    rule peek:\n        choose as "peek":\n            "look": reveal hand of seat(1) to seat(0)\n'
+                     '            "wait": pass\n        end game\n\nwinner:\n    rule highest: most sum(hand of player, number)\n')
+    state = load(rules).new_initial_state(2)
+    while state.current_player() == -1:
+        state.apply_action(state.legal_actions()[0])
+    card = pieces_in(state, "hand", 1)[0]
+    screen = Screen()
+    pages = []
+
+    def read(prompt: str) -> str:
+        pages.append((prompt, screen.since_clear()))
+        return "1" if "your choice" in screen.since_clear() and not prompt.startswith("pass") else ""
+
+    terminal = tui.Terminal(out=screen, read=read, colour=False)
+    assert tui.play(state, ["you", "you"], 1, terminal) is True
+    last_prompt, last_page = pages[-1]
+    assert last_prompt.startswith("the game is over") and f"player 1 sees {card} in hand of player 2" in last_page
+    assert not mentions(screen.since_clear(), card)  # the final screen is everyone's
