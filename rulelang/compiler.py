@@ -180,6 +180,7 @@ real game, raise the limit with `--limit expansion=N`.
 # Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
+TABLE_COPIES = "count"  # a table's column of how many pieces each line makes (not an attribute)
 
 
 # Attributes every piece has, which the rules read but cannot declare (`face`, `kind`): what each is
@@ -234,6 +235,7 @@ class Compiler(ExpressionCompiler):
         self.ranked_counters: list[tuple[str, n.Criterion]] = []  # winner rules ranking by a counter
         self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
         self.param_columns: dict[str, set[int]] = {}  # table columns with parameters: their arities
+        self.copies_warned: set[int] = set()  # `count` cells of tables already reported
         # The cells of each column with parameters: (column, expression, the row's plain values),
         # compiled at each call for the arguments' types, as a define is expanded where it is used.
         self.cells: dict[str, list[tuple[n.TableColumn, n.Node, dict]]] = {}
@@ -363,6 +365,8 @@ class Compiler(ExpressionCompiler):
         """A table's columns become attributes, and each piece gets its `row` unless a column
         has that name; a column with parameters is remembered with its number of parameters."""
         for column in kind.table.columns:
+            if column.name == TABLE_COPIES and column.params is None:
+                continue  # how many copies a line makes: no attribute
             self._add_attribute(column.name)
             if column.params is not None:
                 self.param_columns.setdefault(column.name, set()).add(len(column.params))
@@ -377,7 +381,7 @@ class Compiler(ExpressionCompiler):
             table = getattr(kind, "table", None)
             if table is None:
                 continue
-            plain = tuple(c.name for c in table.columns if c.params is None)
+            plain = tuple(c.name for c in table.columns if c.params is None and c.name != TABLE_COPIES)
             for position, column in enumerate(table.columns):
                 if column.name == name and column.params is not None:
                     cells.extend((column.params, row.cells[position], plain) for row in table.rows)
@@ -630,7 +634,7 @@ class Compiler(ExpressionCompiler):
             if isinstance(decl, n.PieceDecl):
                 made = decl.count if decl.count is not None else 1
                 if decl.table is not None:
-                    made = len(decl.table.rows)
+                    made = sum(self._table_copies(decl, row) for row in decl.table.rows)
                 for generator in decl.generators:
                     made *= len(generator.values)
                 total += made
@@ -687,6 +691,8 @@ class Compiler(ExpressionCompiler):
             given: dict[str, Any] = {} if "row" in seen else {"row": number}
             cells = []
             for column, cell in zip(table.columns, row.cells, strict=True):
+                if column.name == TABLE_COPIES and column.params is None:
+                    continue
                 if column.params is None:
                     given[column.name] = self._table_value(cell, column)
                 else:
@@ -696,10 +702,24 @@ class Compiler(ExpressionCompiler):
             plain = {k: v for k, v in given.items() if not isinstance(v, TableCell)}
             for listed, column, cell in cells:
                 listed.append((column, cell, plain))
-            rows.append(self._evaluate_attrs(decl, given, decl.attrs, index))
-        first = table.columns[0]
+            made = self._evaluate_attrs(decl, given, decl.attrs, index)
+            rows.extend([made] * self._table_copies(decl, row))  # copies of one line are alike
+        first = next((c for c in table.columns if c.name != TABLE_COPIES or c.params is not None), None)
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
-                         name_columns=() if first.params is not None else (index[first.name],))
+                         name_columns=() if first is None or first.params is not None else (index[first.name],))
+
+    def _table_copies(self, decl: n.PieceDecl, row: n.TableRow) -> int:
+        """How many pieces a table line makes: its `count` cell (a whole number, 0 or more), or 1."""
+        for column, cell in zip(decl.table.columns, row.cells):
+            if column.name == TABLE_COPIES and column.params is None:
+                if isinstance(cell, n.Literal) and cell.value.__class__ is int:
+                    return cell.value
+                if id(cell) not in self.copies_warned:
+                    self.copies_warned.add(id(cell))
+                    self.error("E303", f"a `{TABLE_COPIES}` cell says how many pieces its line makes: a whole "
+                               "number, 0 or more", cell)
+                return 0
+        return 1
 
     def _table_value(self, cell: n.Node, column: n.TableColumn) -> Any:
         """A plain column's value: a literal, a negative number, a name (a label, as in
