@@ -49,7 +49,7 @@ from .runtime import CHANCE, TERMINAL, State
 from .source import Source, Span
 from .variants import resolve
 
-HEADERS = ("game", "players", "option", "seed", "xfail")
+HEADERS = ("game", "players", "option", "seed", "forced", "xfail")
 SECTIONS = ("given", "steps", "expect", "events")
 TRACE_LINES = 15
 _INLINE_COMMENT = re.compile(r"\s+#\s.*$")
@@ -95,6 +95,7 @@ class Scenario:
     lines: tuple[str, ...]
     # `events as player 2:`, `events as spectator:`: (the viewer, its lines as ``events``)
     viewed_events: tuple[tuple[Any, tuple[tuple[int, str], ...]], ...] = ()
+    forced_played: bool = False  # `forced: played`: a decision with one option is played as it comes
 
 
 @attrs.define
@@ -190,6 +191,11 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                     raise ScenarioError(path, number, f"`seed:` takes a number of at most 18 digits, not "
                                         f"`{_cut(value)}`")
                 header["seed"] = int(value)
+            elif name == "forced":
+                if value not in ("played", "asked"):
+                    raise ScenarioError(path, number, f"`forced:` is `played` (a decision with one option is "
+                                        f"played without a step) or `asked` (the default), not `{_cut(value)}`")
+                header["forced"] = value == "played"
             elif name in ("game", "xfail"):
                 if name in header:
                     raise ScenarioError(path, number, f"a second `{name}:` line")
@@ -217,7 +223,8 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         options=header["options"], xfail=header.get("xfail"), seed=header.get("seed"),
         given=(given_header, given_lines[0], given_lines[-1]) if given_lines else None,
         steps=tuple(steps), expects=tuple(expects), events=tuple(events), lines=lines,
-        viewed_events=tuple((who, tuple(found)) for who, found in viewed.items()))
+        viewed_events=tuple((who, tuple(found)) for who, found in viewed.items()),
+        forced_played=header.get("forced", False))
 
 
 def _viewer(path: str, number: int, text: str) -> Any:
@@ -489,6 +496,7 @@ class _Runner:
         for step in self.scenario.steps:
             self.step = step
             self.sample_unscripted(step)
+            self.play_forced()
             getattr(self, "_" + step.kind.replace(" ", "_"))(step)
             self.steps_run += 1
         self.step = None
@@ -508,6 +516,14 @@ class _Runner:
         dice = step.kind in ("roll", "expect roll")  # these leave a pending roll for the step
         while state.current_player() == CHANCE and (not dice or state.prompt() in ("draw", "shuffle")):
             self.act(state.sample_chance(self.rng))
+
+    def play_forced(self) -> None:
+        """With `forced: played`, the decisions with one option before a step are played."""
+        state = self.state
+        if not self.scenario.forced_played or self.faulted_at is not None or self.expected_fault is not None:
+            return
+        while state.current_player() >= 0 and len(state.legal_actions()) == 1:
+            self.act(state.legal_actions()[0])
 
     def check_invariants(self, when: str) -> None:
         try:

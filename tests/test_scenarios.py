@@ -119,6 +119,17 @@ steps:
     assert not run_scenario(path).passed
 
 
+def test_forced_takes_played_or_asked(tmp_path: Path) -> None:
+    path = _write(tmp_path, """# bad forced
+game: GAMES/pickomino.rules
+forced: skipped
+steps:
+    roll 1 1 1 1 1 1 1 1
+""")
+    with pytest.raises(ScenarioError, match=r":3: `forced:` is `played` .* not `skipped`"):
+        load_scenario(path)
+
+
 def test_events_as_a_viewer_name_one(tmp_path: Path) -> None:
     """`events as player N:` and `events as spectator:` check what that viewer's trace says;
     anything else after `events as` is an error naming its line, and so is a seat the game
