@@ -197,6 +197,9 @@ def test_hot_seat_shows_only_the_deciding_seat():
         steps += 1
         answer = call(op="act", game=answer["game"], action=0)
     assert steps > 5 and handed > 2 and "round 1 " in answer["board"]
+    while answer["status"] == "last look":  # what the last moves showed one human alone, to them
+        assert answer["viewer"] == answer["seat"] in (0, 1)
+        answer = call(op="advance", game=answer["game"])
     assert answer["status"] == "over" and answer["viewer"] is None and not answer["hand_over"]
 
 
@@ -296,3 +299,50 @@ def test_arbitrary_requests_never_raise(request):
     answer = json.loads(api.handle(json.dumps(request)))
     assert isinstance(answer, dict)
     assert "internal error" not in answer.get("error", ""), answer
+
+
+PEEK_AND_END = '''game "Peek and end":
+    players 2
+
+card letter:
+    one for each number in 1 to 4
+
+zone deck: shared pile, hidden
+zone hand: per player hand, owner only
+
+setup:
+    rule deal:
+        create letter in deck
+        for each p in players:
+            draw 1 from deck to hand of p
+
+turn:
+    rule peek:
+        choose as "peek":
+            "look": reveal hand of seat(1) to seat(0)
+            "wait": pass
+        end game
+
+winner:
+    rule highest: most sum(hand of player, number)
+'''
+
+
+def test_hot_seat_a_card_revealed_on_the_last_move_reaches_its_viewer():
+    """The move that ends the game shows player 1 player 2's card: before the final view,
+    player 1 gets a last look (handed over to them) that names it; the final view does not."""
+    answer = call(op="start", text=PEEK_AND_END, name="peek.rules", seats=["you", "you"], options={}, seed=3)
+    assert answer["status"] == "decide" and answer["seat"] == 0
+    answer = call(op="act", game=answer["game"], action=0)
+    assert answer["status"] == "last look" and answer["seat"] == 0 and answer["viewer"] == 0
+    assert not answer["hand_over"] and not answer["actions"]  # player 1 is at the screen already
+    seen = [line for line in answer["trace"] if "sees letter" in line]
+    assert len(seen) == 1, answer["trace"]
+    card = seen[0].split("sees ")[1].split(" in hand")[0]
+    # player 2 never decided: their own card (the one player 1 saw), from the deal on, handed over
+    second = call(op="advance", game=answer["game"])
+    assert second["status"] == "last look" and second["seat"] == 1 and second["hand_over"]
+    assert f"move {card} from deck to hand of player 2" in "\n".join(second["trace"])
+    final = call(op="advance", game=answer["game"])
+    assert final["status"] == "over" and final["viewer"] is None and card not in json.dumps(final)
+    assert "cannot advance" in call(op="advance", game=final["game"])["error"]

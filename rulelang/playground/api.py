@@ -257,6 +257,7 @@ class Play:
     shown: int = 0                      # the trace sent so far (one human, or bots alone)
     seen: dict[int, int] = attrs.Factory(dict)  # hot seat: each human's trace, sent in their view, up to here
     on_screen: int | None = None        # hot seat: the human whose view was sent last
+    looked: set[int] = attrs.Factory(set)  # hot seat, at the end: the humans given their last look
     fault: str | None = None            # the rendered diagnostic of a fault in the rules
     ended: bool = False                 # the end line is logged
     last: dict = attrs.Factory(dict)    # the step answer sent last
@@ -346,8 +347,11 @@ def op_act(request: dict) -> dict:
 
 
 def op_advance(request: dict) -> dict:
-    """Bots alone: the next bot decision, and the rolls and draws after it."""
+    """Bots alone: the next bot decision, and the rolls and draws after it. After a hot-seat
+    game's last look: the next person's, or the final view."""
     play = _kept(_games, request, "game", "game")
+    if play.last.get("status") == "last look":
+        return _respond(play)
     if play.last.get("status") != "watch":
         raise BadRequest(f"game {play.number} cannot advance: it is {_STATUS_WORDS[play.last.get('status')]}")
     _play_on(play, bot_moves=1)
@@ -463,6 +467,7 @@ OPS = {"lint": op_lint, "start": op_start, "act": op_act, "advance": op_advance,
 
 # ---------------------------------------------------------------------- playing
 _STATUS_WORDS = {"decide": "waiting for a decision", "watch": "played by bots alone: use advance",
+                 "last look": "over: a player's last look (advance for the next)",
                  "over": "over", "fault": "stopped by a fault in the rules", None: "not started"}
 
 
@@ -529,6 +534,9 @@ def _respond(play: Play) -> dict:
         status = "fault"
     elif state.is_terminal():
         status = "over"
+        looker = _last_look(play) if hot_seat else None
+        if looker is not None:  # what the last moves showed this person alone comes first
+            status, seat, viewer = "last look", looker, looker
     elif state.current_player() in humans:
         status, seat = "decide", state.current_player()
         viewer = seat
@@ -536,7 +544,7 @@ def _respond(play: Play) -> dict:
         status = "watch"
     board, trace = "", []
     if state is not None:
-        if hot_seat and status == "decide":
+        if hot_seat and status in ("decide", "last look"):
             start, hand_over = play.seen[seat], play.on_screen != seat
             play.on_screen = seat
         elif hot_seat:  # the end: the trace from where the human who saw least left it, as a spectator
@@ -553,6 +561,8 @@ def _respond(play: Play) -> dict:
             end = start  # a state left mid-step by its fault: no board, as little as can be shown
         if hot_seat and status == "decide":
             play.seen[seat] = end
+        elif status == "last look":
+            play.looked.add(seat)
         elif hot_seat:
             play.seen = dict.fromkeys(play.seen, end)
         play.shown = end
@@ -571,10 +581,27 @@ def _respond(play: Play) -> dict:
     return play.last
 
 
+def _last_look(play: Play) -> int | None:
+    """The next human of a finished hot-seat game whose view of the last moves shows more
+    than the spectator's (a card revealed to them), or None."""
+    state = play.state
+    for human in play.humans:
+        if human in play.looked:
+            continue
+        start = play.seen.get(human, play.shown)
+        if tui.render_events(state, start, play.seats, PLAIN, human, WIDTH) != \
+                tui.render_events(state, start, play.seats, PLAIN, None, WIDTH):
+            return human
+        play.looked.add(human)
+    return None
+
+
 def _title(play: Play, status: str, seat: int | None) -> str:
     state = play.state
     if status == "decide":
         return tui.seat_label(seat, play.seats)
+    if status == "last look":
+        return tui.seat_label(seat, play.seats) + ": the game is over"
     if status == "watch" and 0 <= state.current_player() < state.n:
         return tui.seat_label(state.current_player(), play.seats) + " to play"
     name = printable(state.game.name) if state is not None else "the game"

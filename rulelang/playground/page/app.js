@@ -211,6 +211,14 @@ function showView(answer) {
     button.onclick = () => show(engine.call({ op: "act", game: answer.game, action: index }));
     return button;
   });
+  if (answer.status === "last look") {
+    // the game is over; what the last moves showed this player alone, then the next one's, then the end
+    const done = document.createElement("button");
+    done.className = "action";
+    done.textContent = "seen: go on";
+    done.onclick = () => show(engine.call({ op: "advance", game: answer.game }));
+    buttons.push(done);
+  }
   $("actions").replaceChildren(...buttons);
   $("result").textContent = answer.status === "fault" ? answer.fault : answer.result ?? "";
   if (answer.status === "watch") {
