@@ -344,10 +344,49 @@ UNSET = object()  # a define's value not worked out yet in this statement functi
 _SIMPLE_CODE = re.compile(r"^\(*[\w.]+(\[\w+\])*\)*$")  # a name, a constant, a slot: as cheap to repeat as to pass
 
 
+_HOISTED = re.compile(r"^_h\d+$")  # a name `_hoist` gave a value
+# The names that generated code binds inside itself (comprehensions' items, lambdas' parameters).
+_BOUND_NAME = re.compile(r"\b_[dexopz]\d+\b")
+
+
+def _renamed(code: str) -> str:
+    """``code`` with the names it binds itself renamed in order: two parts that differ only in
+    those names compute the same."""
+    names: dict[str, str] = {}
+    return _BOUND_NAME.sub(lambda match: names.setdefault(match.group(0), f"_v{len(names)}"), code)
+
+
 _ZONE = r"st\.zones\[\(?(?:\w+|fr\[\d+\])\)?\]"  # the pieces of a zone, by number or slot: always a list
 _ZONE_CODE = re.compile(rf"^{_ZONE}$")
 # `first` or `last` of a zone, as _x_Call writes it: its attribute is read the same way
 _ZONE_END_CODE = re.compile(rf"^\(({_ZONE})\[(0|-1)\] if \1 else None\)$")
+
+
+_NEW_LIST_CALLS = ("list(", "_concat(", "_take(", "_compact(", "_distinct(", "_sorted(", "_sorted_keys(", "_range(")
+
+
+def _closes_last(code: str, opening: int) -> bool:
+    """Whether the bracket at ``opening`` closes at the end of ``code`` (generated code holds no
+    text with brackets in it: constants are in ``K``)."""
+    depth = 0
+    for i in range(opening, len(code)):
+        if code[i] in "([{":
+            depth += 1
+        elif code[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i == len(code) - 1
+    return False
+
+
+def new_list(code: str) -> bool:
+    """Whether ``code`` makes a new list each time it runs (a comprehension or a list of items,
+    or a helper's that builds one): a statement may take it as it is, without a copy."""
+    if code.startswith("_items(st, "):  # (gives back what it is given)
+        return _closes_last(code, len("_items")) and new_list(code[len("_items(st, "):-1])
+    if code.startswith("["):
+        return _closes_last(code, 0)
+    return code.startswith(_NEW_LIST_CALLS) and _closes_last(code, code.index("("))
 
 
 def _listify(value):
@@ -612,6 +651,26 @@ def _distinct(st, items):
     return list(kept.values())
 
 
+def _count_distinct(st, items) -> int:
+    """``len(_distinct(st, items))`` (`count(distinct(...))`), without making the list."""
+    st.work += len(items)  # (``_items``, inline)
+    if st.work > st.work_budget:
+        _items(st, ())
+    try:
+        return len(set(items))
+    except TypeError:  # a group (a list), which compares by content
+        return len({_freeze(item) for item in items})
+
+
+def _items_each(st, items, inner):
+    """``_items(st, items)`` for a filter whose condition goes through ``inner`` (never none,
+    and the same for every item) once for each item: all that work counted at once."""
+    st.work += len(items) * (len(inner) + 1)
+    if st.work > st.work_budget:
+        _items(st, ())
+    return items
+
+
 def _position(st, items, x, single: bool = False):
     """Where x lies in items, counting from 0 (none if absent); when x is a list (and not
     ``single``: one group among groups), the positions of the items that are in it, in order."""
@@ -774,6 +833,8 @@ class ExpressionCompiler:
         self._suggestions_left = 100
         self._columns_compiling: list[str] = []
         self.collection_compares: set[n.Node] = set()  # `==`/`!=` between collections
+        # `(X in _items(st, C))` with C hoisted: (the test without counting, C), by its source
+        self._memberships: dict[str, tuple[str, str]] = {}
         self.zone_marks: list[Any] = []  # ZoneDefs by the number of their marks (``zone_mark``)
         self._zone_mark_index: dict[str, int] = {}
 
@@ -866,8 +927,15 @@ class ExpressionCompiler:
     def _hoist(self, e: Expr) -> Expr:
         """Inside a filter or an aggregate, compute a part that does not depend on the item
         once, before the loop, instead of once per item."""
-        if not self.bound or any(re.search(rf"\b{v}\b", e.code) for v in self.bound + self.define_params):
+        if not self.bound or _HOISTED.match(e.code) or \
+                any(re.search(rf"\b{v}\b", e.code) for v in self.bound + self.define_params):
             return e
+        # the same part met again before the same expression (`x in H and y in H`): worked out once
+        same = _renamed(e.code)
+        for line in self.prelude:
+            name, _, code = line.partition(" = ")
+            if _HOISTED.match(name) and _renamed(code) == same:
+                return Expr(name, e.kind, e.safe)
         name = self.fresh("h")
         self.prelude.append(f"{name} = {e.code}")
         return Expr(name, e.kind, e.safe)
@@ -1495,7 +1563,18 @@ class ExpressionCompiler:
             cond = self.truth_code(node.cond, inner, slots)
         finally:
             self.bound.pop()
-        return Expr(f"[{e} for {e} in _items(st, {source}) if {cond}]", kind, True)
+        generator, cond = self._each_item(e, source, cond)
+        return Expr(f"[{e} {generator} if {cond}]", kind, True)
+
+    def _each_item(self, e: str, source: str, cond: str) -> tuple[str, str]:
+        """``for E in _items(st, SOURCE)`` and the condition of a filter (or a count), which
+        runs once for each item: where it is all one `X in C` with C the same for every item
+        and never none, C's items are counted with the source's, once, not at each item."""
+        membership = self._memberships.get(cond)
+        if membership is None:
+            return f"for {e} in _items(st, {source})", cond
+        test, inner = membership
+        return f"for {e} in _items_each(st, {source}, {inner})", test
 
     def _x_Conditional(self, node, scope, slots):
         cond = self.truth_code(node.cond, scope, slots)
@@ -1541,7 +1620,12 @@ class ExpressionCompiler:
             if right.kind not in COLLECTIONS and right.kind not in ("any", "tuple"):
                 self.error("E201", f"`{op}` needs a collection on its right, not {a_kind(right.kind)}", node.right)
                 raise CompileError
-            return Expr(f"({left.code} {op} _items(st, {self.as_list(right)}))", "bool", True)
+            code = f"({left.code} {op} _items(st, {self.as_list(right)}))"
+            if self.bound and right.safe and _HOISTED.match(right.code) and \
+                    right.kind in ("values", "pieces", "players", "tuple"):
+                # worked out once before the filter around: see `_membership_generator`
+                self._memberships[code] = (f"({left.code} {op} {right.code})", right.code)
+            return Expr(code, "bool", True)
         if op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
             items, _ = self.collection_code(node.left, scope, slots)
             return Expr(f"(not {items})" if op == "is" else f"bool({items})", "bool", True)
@@ -1916,8 +2000,12 @@ class ExpressionCompiler:
             return Expr(f"_extreme_piece({name == 'highest'}, st, _items(st, {items}))", element)
         if name == "count":
             if len(args) == 1:
+                if isinstance(args[0], n.Call) and args[0].func == "distinct" and "distinct" not in self.defines \
+                        and items.startswith("_distinct(st, "):  # (not hoisted): the groups need not be made
+                    return Expr(f"_count_distinct{items[len('_distinct'):]}", "int", True)
                 return Expr(f"len({items})", "int", True)
-            return Expr(f"sum(1 {generator} if {per_item})", "int", True)
+            counted, per_item = self._each_item(e, items, per_item)
+            return Expr(f"sum(1 {counted} if {per_item})", "int", True)
         if name == "any":
             return Expr(f"any({per_item} {generator})", "bool", True)
         if name == "all":

@@ -27,6 +27,7 @@ from .codegen import (
     a_kind,
     key_kind,
     keys_text,
+    new_list,
     shown,
 )
 from .diagnostics import Diagnostic, register
@@ -1173,6 +1174,7 @@ _SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminat
 # Statements whose expressions all become lines (or Python blocks of lines): a define's value
 # is kept for the rest of a statement function from them (`define_uses`).
 _LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
+_CHEAP_CODE = re.compile(r"^(?:\(*[\w.]+(?:\[\w+\])*\)*|\[(?:[\w.]+(?:\[\w+\])*(?:, (?=\w))?)*\])$")
 _PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
 # Deeper blocks stay instructions: Python allows 100 levels of indentation and 20 loops.
 _MAX_DEPTH, _MAX_LOOPS = 40, 12
@@ -1317,7 +1319,11 @@ class _Code:
             if "@D" in text:
                 collect(text)
         counted = collections.Counter(uses)
-        cells = {name: f"_cd{i}" for i, name in enumerate(sorted(k for k, v in counted.items() if v > 1))}
+        # (one that is a name or a list of names, constants and zones is as cheap to work out again)
+        cheap = {name for name, code in codes if _CHEAP_CODE.match(code)} - \
+            {name for name, code in codes if not _CHEAP_CODE.match(code)}
+        cells = {name: f"_cd{i}" for i, name in enumerate(sorted(k for k, v in counted.items() if v > 1
+                                                                  and k not in cheap))}
 
         def resolve(text: str) -> str:
             def one(match):
@@ -1497,7 +1503,7 @@ class _Code:
             self.error("E201", f"`move` needs pieces, not {a_kind(what.kind)}", stmt.what)
             raise CompileError
         moved = self.compiler.fresh("m")
-        self.line(f"{moved} = list({self._pieces_source(what)})")
+        self.line(f"{moved} = {self._copied(self._pieces_source(what))}")
         self.line(f"if {moved}: st.move({moved}, {self.compiler.as_destination(to.code)}, "
                   f"{stmt.place == 'bottom'}, {self.rule})")
         self.changed()
@@ -1513,7 +1519,7 @@ class _Code:
         who = self.code_of(stmt.to, scope)
         if who.kind == "players":  # `reveal c to others`: to each of them, in order
             pieces, seat = self.compiler.fresh("r"), self.compiler.fresh("s")
-            self.line(f"{pieces} = list({self._pieces_source(what)})")
+            self.line(f"{pieces} = {self._copied(self._pieces_source(what))}")
             self.line(f"for {seat} in {who.code}:")
             self.line(f"    st.reveal({pieces}, {seat}, {self.rule})")
             return
@@ -1521,7 +1527,12 @@ class _Code:
             self.error("E201", f"`reveal ... to` needs a player or a list of players, not {a_kind(who.kind)}",
                        stmt.to, help="such as `reveal c to player`, or `reveal c to others`")
             raise CompileError
-        self.line(f"st.reveal(list({self._pieces_source(what)}), {who.code}, {self.rule})")
+        self.line(f"st.reveal({self._copied(self._pieces_source(what))}, {who.code}, {self.rule})")
+
+    @staticmethod
+    def _copied(pieces: str) -> str:
+        """Source of a list of ``pieces`` of the statement's own: a new one as it is, else a copy."""
+        return pieces if new_list(pieces) else f"list({pieces})"
 
     def _pieces_source(self, what) -> str:
         """Source of the pieces a `move` or `reveal` takes (the pieces of zones, lists of zones)."""
@@ -1965,11 +1976,11 @@ class _Code:
             inner = Scope(scope)
             inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
             # the items are copied once, as the loop starts
-            self._python_loop(stmt, f"for fr[{var}] in list(_items(st, {items})):", [], Scope(inner))
+            self._python_loop(stmt, f"for fr[{var}] in {self._copied(f'_items(st, {items})')}:", [], Scope(inner))
             return
         # The items, copied once, and the place of the next: a new pair each time, never a changed
         # one, since clones share it.
-        self.line(f"fr[{pending}] = (list(_items(st, {items})), 0)")
+        self.line(f"fr[{pending}] = ({self._copied(f'_items(st, {items})')}, 0)")
         inner = Scope(scope)
         inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))
         self._loop(stmt.body, inner, lambda end: [
