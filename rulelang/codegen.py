@@ -252,11 +252,22 @@ def _owner(st, piece):
 def _sorted(pairs):
     """Items of (key, item) pairs by key, smallest first; items without a key last; stable. Among
     numbers, an item whose key is a label counts as having no key."""
+    if _ONLY_INT.issuperset(map(type, map(_first_of_pair, pairs))):  # the usual case: numbers only
+        return [item for key, item in sorted(pairs, key=_first_of_pair)]
     try:
         return [item for key, item in sorted(pairs, key=lambda pair: (pair[0] is None, pair[0] or 0))]
     except TypeError:
         return [item for key, item in sorted(pairs, key=lambda pair: (pair[0].__class__ is not int,
                                                                        pair[0] if pair[0].__class__ is int else 0))]
+
+
+def _sorted_column(column, pieces):
+    """``_sorted`` of the pieces keyed by their place in ``column`` (`sorted(C, number)`),
+    without making the pairs when every key is a number."""
+    keys = list(map(column.__getitem__, pieces))
+    if _ONLY_INT.issuperset(map(type, keys)):
+        return sorted(pieces, key=column.__getitem__)
+    return _sorted(list(zip(keys, pieces)))
 
 
 def _remaining(st):
@@ -362,7 +373,7 @@ _ZONE_CODE = re.compile(rf"^{_ZONE}$")
 _ZONE_END_CODE = re.compile(rf"^\(({_ZONE})\[(0|-1)\] if \1 else None\)$")
 
 
-_NEW_LIST_CALLS = ("list(", "_concat(", "_take(", "_compact(", "_distinct(", "_sorted(", "_sorted_keys(", "_range(")
+_NEW_LIST_CALLS = ("list(", "_concat(", "_take(", "_compact(", "_distinct(", "_sorted(", "_sorted_keys(", "_sorted_column(", "_range(")
 
 
 def _closes_last(code: str, opening: int) -> bool:
@@ -2015,6 +2026,9 @@ class ExpressionCompiler:
         if name in ("max", "min"):
             return Expr(f"_extreme({name}, [{per_item} {generator}])", "int")
         if name == "sorted":
+            column = re.match(rf"^(st\.dynamic\[\d\]|st\.pieces\.columns\[\d+\])\[{e}\]$", per_item)
+            if column is not None and element == "piece":  # a piece's attribute: no pairs made
+                return Expr(f"_sorted_column({column.group(1)}, _items(st, {items}))", kind, True)
             return Expr(f"_sorted([({per_item}, {e}) {generator}])", kind, True)
         if name == "pairs":
             return Expr(f"_pairs(st, [{per_item} {generator}])", "int", True)
