@@ -1634,7 +1634,7 @@ class ExpressionCompiler:
             code = f"({left.code} {op} _items(st, {self.as_list(right)}))"
             if self.bound and right.safe and _HOISTED.match(right.code) and \
                     right.kind in ("values", "pieces", "players", "tuple"):
-                # worked out once before the filter around: see `_membership_generator`
+                # worked out once before the filter around: see `_each_item`
                 self._memberships[code] = (f"({left.code} {op} {right.code})", right.code)
             return Expr(code, "bool", True)
         if op in ("is", "is not") and isinstance(node.right, n.EmptyLiteral):
