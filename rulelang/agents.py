@@ -80,14 +80,15 @@ def _number(value) -> float | None:
 def evaluate(state: State, seat: int) -> float:
     """How good a state looks for a seat: 100 x its share of a finished game, plus the lead of
     its first winner criterion over the best other player's (negated for `least`); alone in
-    the game, the criterion's value itself (a solo game is always won: the score is what
-    counts). A criterion whose values are not numbers (none, a list) adds no lead."""
+    the game, or where that criterion gives every player the same value (a cooperative game's
+    team score), the criterion's value itself: the score is what counts. A criterion whose
+    values are not numbers (none, a list) adds no lead."""
     value = 0.0
     if state.is_terminal():
         value += 100.0 * state.returns()[seat]
-    if state.game.criteria and state.n == 1:
+    if state.game.criteria and (state.n == 1 or state.game.criteria[0].same_for_all):
         direction = 1 if state.game.criteria[0].kind == "most" else -1
-        mine = _number(state.scores()[0][0])
+        mine = _number(state.scores()[seat][0])
         if mine is not None:
             value += direction * mine
     elif state.game.criteria:

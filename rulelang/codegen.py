@@ -972,6 +972,7 @@ class ExpressionCompiler:
         """Compile an expression to (function(state, frame), type)."""
         self.prelude = []
         e = self.code(node, scope, slots)
+        self.last_reads_player = any("st.player" in line for line in [*self.prelude, e.code])
         return self.function(e.code), e.kind
 
     def truth(self, node: n.Node, scope: Scope, slots: Slots):

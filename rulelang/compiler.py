@@ -917,6 +917,7 @@ class Compiler(ExpressionCompiler):
                         checks.append(m.Check(rule, fn, "nobody", len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion):
                         fn, ranked = self.expr(inner.value, Scope(), slots)
+                        same_for_all = not self.last_reads_player
                         ranked = self.text_or(ranked, inner.value, Scope())
                         counter = _counter_read(inner.value)
                         if ranked == "any" and counter in self.counters:  # known once every rule is compiled
@@ -928,7 +929,8 @@ class Compiler(ExpressionCompiler):
                                        "`sum(...)`" if ranked != "str" else None)
                             continue
                         checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
-                                              seen_by=self.hidden_values.criterion(inner.value)))
+                                              seen_by=self.hidden_values.criterion(inner.value),
+                                              same_for_all=same_for_all))
                     else:
                         expected = ("`game ends when ...`" if kind == "end"
                                     else "`most ...`, `least ...` or `nobody wins when ...`")

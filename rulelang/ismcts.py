@@ -42,8 +42,9 @@ class _Node:
 def standing(state: State) -> list[float]:
     """Each seat's value of a state, from 0 to 1: ``returns()`` at the end; before it, from its
     lead by the first winner criterion over the best other seat (negated for `least`), scaled
-    by the two values: 1/2 + lead / (2 (|mine| + |best other| + 1)). Where the rules give no
-    criterion or its values are not numbers, an even share."""
+    by the two values: 1/2 + lead / (2 (|mine| + |best other| + 1)); where the criterion gives
+    every player the same value (a team score), that value v the same way: 1/2 + v / (2 (|v| + 1)).
+    Where the rules give no criterion or its values are not numbers, an even share."""
     n = state.n
     if state.is_terminal():
         return state.returns()
@@ -58,6 +59,8 @@ def standing(state: State) -> list[float]:
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in table):
         return even
     direction = 1 if criteria[0].kind == "most" else -1
+    if criteria[0].same_for_all:  # a team score (every player's value alike): the value itself counts
+        return [0.5 + direction * v / (2 * (abs(v) + 1)) for v in table]
     values = []
     for p, mine in enumerate(table):
         others = [direction * v for q, v in enumerate(table) if q != p]

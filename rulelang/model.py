@@ -270,6 +270,9 @@ class Check:
     # who sees a winner criterion's value in a player's row before the end: "all", "owner"
     # (the row's own player: it reads only their own secrets) or "none" (the referee)
     seen_by: str = "all"
+    # a winner criterion that never reads the row's player: every player has its value (a
+    # cooperative game's team score), so the bots aim at the value itself, not at a lead
+    same_for_all: bool = False
 
 
 @attrs.frozen(eq=False)  # compared and hashed by identity: one compiled game is one game

@@ -91,3 +91,18 @@ def test_standing_is_returns_at_the_end_and_its_lead_before():
     assert standing(state) == [0.5] * 3  # all tied at the start: no lead
     end = seeded_game("games/six-nimmt.rules", 2, {"threshold": 20}, ["random", "random"], 1)
     assert standing(end) == end.returns()
+
+
+def test_a_team_score_is_what_bots_aim_at():
+    """A cooperative game's winner criterion gives every player the same value: there is no
+    lead to win, so the bots aim at the value itself. mc adds three each time ("add three" is
+    listed second: with no lead it took the first); ismcts's standing grows with the score."""
+    game = rulelang.load(ROOT / "tests/language/team_tally.rules")
+    assert game.criteria[0].same_for_all
+    assert not rulelang.load(ROOT / "games/pickomino.rules").criteria[0].same_for_all
+    end = seeded_game("tests/language/team_tally.rules", 2, {}, ["mc", "mc"], 3)
+    assert end.counters[0] == 18 and end.winners == [0, 1]
+    state = game.new_initial_state(2)
+    low = standing(state)
+    state.apply_action(1)  # add three
+    assert low == [0.5, 0.5] and standing(state)[0] == standing(state)[1] > 0.5
