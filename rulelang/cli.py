@@ -39,6 +39,7 @@ from .source import printable
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 MAX_GAMES = 10_000_000  # games in one batch (`simulate`, `compare`)
 MAX_TURN_STEPS = 10_000  # `analyze --max-steps`
+PRE_TURN_STEPS = 10_000  # `analyze`: steps played before the first turn, at most
 CODE_PATTERN = re.compile(r"^[A-Za-z]\d{3}$")
 
 
@@ -698,7 +699,24 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             or state.round_number == state.turn_number == 0):
         state.apply_action(state.sample_chance(dealer))
         dealt += 1
-    if dealt == 0 and args.seed is not None:
+    # Decisions of the round before the first turn (a bet, a draft) are not the turn either: they
+    # are played at random from the same seed, and so is the chance among them, up to the
+    # turn. A game with no turns (played in rounds alone) is analysed from where it stands.
+    before: list[str] = []
+    if args.log is None and state.turn_number == 0 and not state.is_terminal() and state.current_player() != CHANCE:
+        ahead, steps, played, deals = state.clone(), 0, [], 0
+        while not ahead.is_terminal() and ahead.turn_number == 0 and steps < PRE_TURN_STEPS:
+            if ahead.current_player() == CHANCE:
+                ahead.apply_action(ahead.sample_chance(dealer))
+                deals += 1
+            else:
+                action = dealer.choice(ahead.legal_actions())
+                played.append(ahead.action_to_string(action))
+                ahead.apply_action(action)
+            steps += 1
+        if ahead.turn_number == 1 and not ahead.is_terminal():  # else no turn came: from where it stood
+            state, before, dealt = ahead, played, dealt + deals
+    if dealt == 0 and not before and args.seed is not None:
         raise UsageError("--seed deals the draws, shuffles and set-up rolls at the start, and this start has none")
     # On a terminal the count is rewritten in place; elsewhere (a pipe, a log) a line now and then
     progress = _AnalysisProgress(args.max_states, sys.stderr.isatty()) if args.format == "text" else None
@@ -732,6 +750,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             "objective": objective.name, "value": number(result.value), "exact": args.exact,
             "states": result.states, "seconds": round(seconds, 3), "reads_unseen": list(result.sees_hidden),
             "dealt": {"steps": dealt, "seed": deal_seed} if dealt else None,
+            "played_before": before,
             "policy": [{"decision": line.decision, "probability": number(line.probability),
                         "situation": line.situation, "best": line.best,
                         "value": number(line.value), "runner_up": line.runner_up,
@@ -745,6 +764,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if dealt:
         print(f"the deal at the start ({dealt} draws, shuffles and set-up rolls) was dealt with seed "
               f"{deal_seed}; `--seed N` deals another")
+    if before:
+        print(printable(f"before the first turn, the round's decisions were played at random with seed {deal_seed}: "
+                        + "; ".join(before)))
     print(f"value of best play: {number(result.value)}")
     if result.sees_hidden:
         print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden))))

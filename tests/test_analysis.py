@@ -321,6 +321,46 @@ def test_a_roll_of_the_set_up_is_dealt_and_the_first_turn_analysed(tmp_path):
     assert report["policy"] and report["value"] >= 3  # the first turn's choice, on the face dealt
 
 
+BET_THEN_TURN = """game "Bet then deal":
+    players 1
+card c:
+    one for each number in 1 to 10
+zone deck: shared pile, hidden
+zone hand: per player row, public
+counter bet: per player = 0
+setup:
+    rule the_deck: create c in deck
+round:
+    rule place_bet:
+        choose b from [1, 2] as "bet"
+        bet of player = b
+    rule deal: draw 2 from deck to hand of player
+    each player takes a turn
+turn:
+    rule hit_or_stand:
+        choose as "hit or stand":
+            "hit": draw 1 from deck to hand of player
+            "stand": pass
+        end game
+winner:
+    rule best: most sum(hand of player, number)
+"""
+
+
+def test_decisions_of_the_round_before_the_first_turn_are_played_and_the_turn_analysed(tmp_path):
+    """The round takes a bet and deals before the turn: both are played from the seed (the
+    bet at random), and the analysis is of the turn's hit or stand, as documented."""
+    path = tmp_path / "bet.rules"
+    path.write_text(BET_THEN_TURN)
+    code, out, _ = run_cli("analyze", str(path), "--seed", "3", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["at"] == "round 1, turn 1" and report["played_before"] in (["bet: 1"], ["bet: 2"])
+    assert [line["decision"] for line in report["policy"]] == ["rule `hit_or_stand` (hit or stand)"]
+    assert report["dealt"] == {"steps": 2, "seed": 3}
+    code, out, _ = run_cli("analyze", str(path))
+    assert code == 0 and "before the first turn, the round's decisions were played at random with seed 0" in out
+
+
 def test_objective_errors_point_into_the_objective_as_typed():
     """A diagnostic of `--objective` shows the expression the user typed, at the right column,
     not the winner rule it is compiled in."""
