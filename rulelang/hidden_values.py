@@ -19,11 +19,13 @@ PUBLIC, OWN, PRIVATE = 0, 1, 2  # seen by all; by the current `player` only; by 
 @attrs.frozen
 class Value:
     """What reading a value may reveal: ``count`` of how many items it holds, ``items`` of
-    which they are (or of the value itself); ``me`` when it is the current `player`."""
+    which they are (or of the value itself); ``me`` when it is the current `player`;
+    ``not_me`` when it is a player (or players) other than the current one (`others`)."""
 
     count: int
     items: int
     me: bool = False
+    not_me: bool = False
 
     @property
     def level(self) -> int:
@@ -183,11 +185,13 @@ class HiddenValues:
             return _level(self._menu_option[1])
         if env is not None and name in env:
             found = env[name]  # (a menu's: only what it reads itself, ``_menu``)
-            return Value(PUBLIC, PUBLIC, found.me) if self._in_menu else found
+            return Value(PUBLIC, PUBLIC, found.me, found.not_me) if self._in_menu else found
         if element is not None and (name == "it" or name in c.attributes):
             return element if name == "it" else _level(element.level)
         if name == "player":  # in a menu chosen `by` another, the current player is not the chooser
             return Value(PUBLIC, PUBLIC, not (self._in_menu and self._chooser is not None))
+        if name == "others":  # (likewise: `by` another, the chooser may be one of them)
+            return Value(PUBLIC, PUBLIC, False, not (self._in_menu and self._chooser is not None))
         if name in _PLAYER_NAMES or name in c.options or name in c.face_labels or name in c.key_labels:
             return _PUBLIC
         if name in c.defines:
@@ -221,8 +225,10 @@ class HiddenValues:
     def _zone(self, decl: n.ZoneDecl, owner: Value | None) -> Value:
         base = owner.level if owner is not None and not self._in_menu else PUBLIC  # which zone it is
         mine = OWN if owner is not None and owner.me and decl.per_player else PRIVATE
+        # another player's `others only` zone shows its pieces to the chooser of a menu
+        facing = OWN if self._in_menu and owner is not None and owner.not_me and decl.per_player else PRIVATE
         count, items = {"public": (PUBLIC, PUBLIC), "top only": (PUBLIC, PUBLIC), "hidden": (PUBLIC, PRIVATE),
-                        "owner only": (PUBLIC, mine), "others only": (PUBLIC, PRIVATE),
+                        "owner only": (PUBLIC, mine), "others only": (PUBLIC, facing),
                         "secret": (mine, mine)}.get(decl.visibility, (PRIVATE, PRIVATE))
         return Value(max(base, count), max(base, items))
 
@@ -235,7 +241,7 @@ class HiddenValues:
             return _WORST
         owner = self.expr(node.right, env, element)
         me = owner.me or (self._chooser is not None and node.right == self._chooser)  # (a menu's, ``_menu``)
-        owner = Value(max(owner.level, key), max(owner.level, key), me)
+        owner = Value(max(owner.level, key), max(owner.level, key), me, owner.not_me)
         name = left.id
         if name in c.zones:
             return self._zone(c.zones[name], owner)
@@ -292,7 +298,7 @@ class HiddenValues:
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
         if name in ("first", "last", "top", "bottom") and len(node.args) == 1:  # whether there is one: the count
-            return Value(first.count, max(first.count, first.items))
+            return Value(first.count, max(first.count, first.items), False, first.not_me)
         level = first.level
         keys = node.args[1:2] if name == "runs" else node.args[1:]
         for key in keys:  # a condition or keys (a ranking's tie-breaks), about each item
@@ -309,7 +315,8 @@ class HiddenValues:
 
     def _x_Filter(self, node, env, element):
         source = self.expr(node.source, env, element)
-        return _level(max(source.level, self.expr(node.cond, env, _level(source.level)).level))
+        level = max(source.level, self.expr(node.cond, env, _level(source.level)).level)
+        return Value(level, level, False, source.not_me)  # (some of `others` are still not the player)
 
     def _x_Conditional(self, node, env, element):
         cond = self.expr(node.cond, env, element).level
@@ -417,8 +424,9 @@ class HiddenValues:
                 finally:
                     self._menu_option = None
             items = count = PUBLIC  # the parameter's
-            if stmt.then is not None:
-                second = self.expr(stmt.then.options, env, None)
+            if stmt.then is not None:  # worked out for each option of the first part, under its name
+                option = Value(PUBLIC, PUBLIC, options.me, options.not_me)
+                second = self.expr(stmt.then.options, {**(env or {}), stmt.var: option}, None)
                 items, count = second.items, second.count
                 if stmt.then.where is not None:
                     condition = self.expr(stmt.then.where, env, _level(second.level)).level
