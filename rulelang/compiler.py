@@ -910,7 +910,8 @@ class Compiler(ExpressionCompiler):
                 try:
                     if kind == "end" and isinstance(inner, n.GameEnds):
                         fn = self.truth(inner.cond, Scope(), slots)
-                        kind_of_end = {"round": "end-round", "last turns": "end-last-turns"}.get(inner.after, "end-turn")
+                        kind_of_end = {"round": "end-round", "last turns": "end-last-turns",
+                                       "last turns all": "end-last-turns-all"}.get(inner.after, "end-turn")
                         checks.append(m.Check(rule, fn, kind_of_end, len(slots.names), span=inner.span))
                     elif kind == "winner" and isinstance(inner, n.Criterion) and inner.direction == "nobody":
                         fn = self.truth(inner.value, Scope(), slots)

@@ -436,23 +436,25 @@ class Machine:
         for check in self.game.ends:
             if check.kind != "end-turn" and (check.kind == "end-round") != after_round:
                 continue
-            if check.kind == "end-last-turns" and self.last_turns is not None:
+            last = check.kind.startswith("end-last-turns")
+            if last and self.last_turns is not None:
                 continue  # the last turns are given once
             if check.test(self, [None] * check.slot_count):
-                if check.kind == "end-last-turns" and self._start_last_turns(check.rule):
+                if last and self._start_last_turns(check.rule, check.kind == "end-last-turns-all"):
                     continue
                 self._finish(check.rule)
                 return True
         return False
 
-    def _start_last_turns(self, rule: int) -> bool:
-        """After this player's turn, every other player still in gets one more turn; False
-        when there is nobody to give one to (the game ends now)."""
-        owed = frozenset(range(self.n)) - self.out - {self.player}
+    def _start_last_turns(self, rule: int, everyone: bool = False) -> bool:
+        """After this player's turn, every other player still in gets one more turn (and, with
+        ``everyone``, this player too, last); False when there is nobody to give one to (the
+        game ends now)."""
+        owed = frozenset(range(self.n)) - self.out - (frozenset() if everyone else {self.player})
         if not owed:
             return False
         self.last_turns, self.last_turns_rule = owed, rule
-        order = [(self.player + k) % self.n for k in range(1, self.n)]
+        order = [(self.player + k) % self.n for k in range(1, self.n + 1)]
         if self.tracing:
             self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))
         return True

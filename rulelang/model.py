@@ -264,7 +264,7 @@ class Check:
 
     rule: int
     test: Evaluator
-    kind: str  # "end-turn", "end-round", "end-last-turns", "most", "least", "nobody", "invariant"
+    kind: str  # "end-turn", "end-round", "end-last-turns"(-all), "most", "least", "nobody", "invariant"
     slot_count: int
     span: Span | None = attrs.field(default=None, eq=False)
     # who sees a winner criterion's value in a player's row before the end: "all", "owner"

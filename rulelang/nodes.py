@@ -307,8 +307,8 @@ class Doc(Node):
 
 @attrs.frozen
 class GameEnds(Node):
-    """``game ends [after a round | after a last turn for the others] when cond`` (in the
-    ``end`` section); ``after`` is None, "round" or "last turns"."""
+    """``game ends [after a round | after a last turn for the others | ... for everyone] when
+    cond`` (in the ``end`` section); ``after`` is None, "round", "last turns" or "last turns all"."""
 
     cond: Node
     after: str | None = None

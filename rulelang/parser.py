@@ -1176,6 +1176,9 @@ class AstBuilder(Transformer):
     def after_last_turns(self, meta, children):
         return "last turns"
 
+    def after_last_turns_all(self, meta, children):
+        return "last turns all"
+
     def criterion_stmt(self, meta, children):
         return n.Criterion(children[0], children[1], span=self._span(meta))
 
