@@ -972,7 +972,8 @@ class ExpressionCompiler:
         """Compile an expression to (function(state, frame), type)."""
         self.prelude = []
         e = self.code(node, scope, slots)
-        self.last_reads_player = any("st.player" in line for line in [*self.prelude, e.code])
+        # (a table column's cell is a function of its own: a call to one may read `player` too)
+        self.last_reads_player = any("st.player" in line or "_cell(" in line for line in [*self.prelude, e.code])
         return self.function(e.code), e.kind
 
     def truth(self, node: n.Node, scope: Scope, slots: Slots):

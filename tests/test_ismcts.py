@@ -106,3 +106,17 @@ def test_a_team_score_is_what_bots_aim_at():
     low = standing(state)
     state.apply_action(1)  # add three
     assert low == [0.5, 0.5] and standing(state)[0] == standing(state)[1] > 0.5
+
+
+def test_a_criterion_reading_player_through_a_table_cell_is_no_team_score(tmp_path):
+    """`player` read inside a column's cell (a function of its own) still makes the values
+    each player's: the bots play for a lead there."""
+    path = tmp_path / "cell.rules"
+    path.write_text('game "Own hand through a cell":\n    players 2\n    at most 4 turns\n\n'
+                    'card goal:\n    table name, points(x):\n        gems, x * count(hand of player)\n\n'
+                    'card chip:\n    count 6\n\nzone goals: shared pile, public\nzone pot: shared pool, public\n'
+                    'zone hand: per player pool, public\n\nsetup:\n    rule s:\n        create goal in goals\n'
+                    '        create chip in pot\n\nturn:\n    rule take:\n        choose:\n'
+                    '            "take one": draw 1 from pot to hand of player\n            "pass": pass\n\n'
+                    'winner:\n    rule best: most sum(goals, points(1))\n')
+    assert not rulelang.load(path).criteria[0].same_for_all
