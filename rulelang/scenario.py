@@ -495,10 +495,11 @@ class _Runner:
         self.check_invariants("after the set-up and `given:`")
         for step in self.scenario.steps:
             self.step = step
-            self.sample_unscripted(step)
-            self.play_forced()
+            self.before_step(step)
             getattr(self, "_" + step.kind.replace(" ", "_"))(step)
             self.steps_run += 1
+        if self.scenario.forced_played and self.scenario.steps:  # the sections at the end see them played too
+            self.play_forced()
         self.step = None
         if self.expected_fault is not None:
             self.fail(f"`expect fault {self.expected_fault}` but no roll or choose followed it")
@@ -517,12 +518,25 @@ class _Runner:
         while state.current_player() == CHANCE and (not dice or state.prompt() in ("draw", "shuffle")):
             self.act(state.sample_chance(self.rng))
 
+    def before_step(self, step: Step) -> None:
+        """Chance the step does not script, drawn from `seed:`, and with `forced: played` the
+        decisions with one option, in turn until neither is left. Before `expect fault`, no
+        forced decision is played: the fault it expects may come from one."""
+        while True:
+            done = len(self.state.history)
+            self.sample_unscripted(step)
+            if step.kind != "expect fault":
+                self.play_forced()
+            if len(self.state.history) == done or self.faulted_at is not None:
+                return
+
     def play_forced(self) -> None:
-        """With `forced: played`, the decisions with one option before a step are played."""
+        """With `forced: played`, the decisions with one option are played (under an `expect
+        fault` set before them: a fault they cause is the one expected)."""
         state = self.state
-        if not self.scenario.forced_played or self.faulted_at is not None or self.expected_fault is not None:
+        if not self.scenario.forced_played or self.faulted_at is not None:
             return
-        while state.current_player() >= 0 and len(state.legal_actions()) == 1:
+        while self.faulted_at is None and state.current_player() >= 0 and len(state.legal_actions()) == 1:
             self.act(state.legal_actions()[0])
 
     def check_invariants(self, when: str) -> None:
