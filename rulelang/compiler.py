@@ -990,7 +990,7 @@ class Compiler(ExpressionCompiler):
             while fr[index] < st.n:
                 seat = (st.first_player + fr[index]) % st.n
                 fr[index] += 1
-                if seat not in st.out and (st.last_turns is None or seat in st.last_turns):
+                if seat not in st.out and (st.last_turns is None or st.owed_turn(seat)):
                     st.player = seat
                     return True
             return False
@@ -1011,7 +1011,7 @@ class Compiler(ExpressionCompiler):
         or, during the last turns, owed none. When every player is out, the game ends here."""
         def give(st, fr):
             seat = st.turn_start(who(st, fr), "`give a turn to`")
-            if seat in st.out or (st.last_turns is not None and seat not in st.last_turns):
+            if seat in st.out or (st.last_turns is not None and not st.owed_turn(seat)):
                 if st.tracing:
                     st.events.append((code_rule, "no turn", (seat, seat in st.out)))
                 return False

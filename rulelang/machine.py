@@ -446,6 +446,12 @@ class Machine:
                 return True
         return False
 
+    def owed_turn(self, seat: int) -> bool:
+        """During the last turns: whether ``seat`` takes its turn now (it is owed one, and is
+        not the player owed the last of them while others still wait for theirs)."""
+        owed = self.last_turns
+        return seat in owed and (seat != self.last_turn_last or len(owed) == 1)
+
     def _start_last_turns(self, rule: int, everyone: bool = False) -> bool:
         """After this player's turn, every other player still in gets one more turn (and, with
         ``everyone``, this player too, last); False when there is nobody to give one to (the
@@ -454,6 +460,8 @@ class Machine:
         if not owed:
             return False
         self.last_turns, self.last_turns_rule = owed, rule
+        if everyone:  # X plays after every other player owed a turn (``owed_turn``)
+            self.last_turn_last = self.player
         order = [(self.player + k) % self.n for k in range(1, self.n + 1)]
         if self.tracing:
             self.events.append((rule, "last turns", tuple(p for p in order if p in owed)))

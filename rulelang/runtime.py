@@ -263,6 +263,7 @@ class State(Board, Machine, Views):
     # (None until such a condition holds) and that rule
     last_turns: frozenset[int] | None = None
     last_turns_rule = -1
+    last_turn_last = -1  # `a last turn for everyone`: the player who set it off, owed the last of them
     first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
     finished = False
     # ``rulelang.analysis``: stop where the turn ends (its frame returns) or a turn would begin
