@@ -703,17 +703,23 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     # are played at random from the same seed, and so is the chance among them, up to the
     # turn. A game with no turns (played in rounds alone) is analysed from where it stands.
     before: list[str] = []
-    if args.log is None and state.turn_number == 0 and not state.is_terminal() and state.current_player() != CHANCE:
+    if args.log is None and state.turn_number == 0 and not state.is_terminal():
         ahead, steps, played, deals = state.clone(), 0, [], 0
-        while not ahead.is_terminal() and ahead.turn_number == 0 and steps < PRE_TURN_STEPS:
-            if ahead.current_player() == CHANCE:
-                ahead.apply_action(ahead.sample_chance(dealer))
-                deals += 1
-            else:
-                action = dealer.choice(ahead.legal_actions())
-                played.append(ahead.action_to_string(action))
-                ahead.apply_action(action)
-            steps += 1
+        try:
+            while not ahead.is_terminal() and ahead.turn_number == 0 and steps < PRE_TURN_STEPS:
+                if ahead.current_player() == CHANCE:
+                    ahead.apply_action(ahead.sample_chance(dealer))
+                    deals += 1
+                else:
+                    action = dealer.choice(ahead.legal_actions())
+                    played.append(ahead.action_to_string(action))
+                    ahead.apply_action(action)
+                steps += 1
+        except RuntimeFault:
+            err(printable(f"rulelang analyze: the rules faulted while the round's decisions before the first turn "
+                          f"were played at random with seed {deal_seed} ({'; '.join(played) or 'none yet'}); "
+                          "`--seed N` plays others"))
+            raise
         if ahead.turn_number == 1 and not ahead.is_terminal():  # else no turn came: from where it stood
             state, before, dealt = ahead, played, dealt + deals
     if dealt == 0 and not before and args.seed is not None:

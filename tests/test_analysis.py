@@ -359,6 +359,16 @@ def test_decisions_of_the_round_before_the_first_turn_are_played_and_the_turn_an
     assert report["dealt"] == {"steps": 2, "seed": 3}
     code, out, _ = run_cli("analyze", str(path))
     assert code == 0 and "before the first turn, the round's decisions were played at random with seed 0" in out
+    # the round rolls first, then asks for the bet: the roll is dealt, the bet played, the turn analysed
+    path.write_text(BET_THEN_TURN.replace(
+        "zone deck: shared pile, hidden", "die d6:\n    faces 1 to 6\nzone cup: shared pool, public\n"
+        "zone deck: shared pile, hidden").replace(
+        "    rule the_deck: create c in deck", "    rule the_deck:\n        create c in deck\n        create 1 d6 in cup").replace(
+        "round:\n", "round:\n    rule omen: roll cup\n"))
+    code, out, _ = run_cli("analyze", str(path), "--seed", "3", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["at"] == "round 1, turn 1" and len(report["played_before"]) == 1
+    assert [line["decision"] for line in report["policy"]] == ["rule `hit_or_stand` (hit or stand)"]
 
 
 def test_objective_errors_point_into_the_objective_as_typed():
