@@ -160,8 +160,9 @@ register("E303", "invalid-declaration", """
 A declaration that cannot be used as written: a player range whose minimum exceeds its
 maximum, a zone with two visibilities, a die without faces, a recursive define, a shared
 counter that is `owner only` (a shared counter has no owner: make it `per player`, or `hidden`),
-a table beside `one for each` or `count` (a table makes one piece per row), a table row without
-one value per column, a table column that calls itself.
+a table beside `one for each` or `count N` (a table makes one piece per line, or as many as its
+`count` column says), a table row without one value per column, a table column that calls
+itself.
 """)
 
 register("E604", "too-many-declarations", """
@@ -680,7 +681,7 @@ class Compiler(ExpressionCompiler):
         table = decl.table
         if decl.generators or decl.count is not None:
             self.error("E303", f"`{decl.name}` has both a table and `{'count' if decl.count is not None else 'one for each'}`",
-                       decl, help="a table makes one piece per row; write a row for each piece")
+                       decl, help="a table makes one piece per line; to make several alike, give it a `count` column")
         seen: set[str] = set()
         for column in table.columns:
             if column.name in seen or column.name in ("kind", "face", "value", "number") and column.params is not None:
@@ -1553,7 +1554,12 @@ class _Code:
             raise CompileError
         kind_index, kind_def = self.compiler.kind_defs[stmt.kind]
         if stmt.count is not None and not kind_def.is_die and len(kind_def.pieces) > 1:
-            if len(set(kind_def.pieces)) == 1:  # `count N`: N identical pieces
+            declared = self.compiler.kinds[stmt.kind]
+            if getattr(declared, "table", None) is not None:  # (a `count` column may make them alike)
+                self.error("E303", f"`{stmt.kind}` is a table of {len(kind_def.pieces)} pieces: `create` makes all of "
+                           "them, and a count cannot apply", stmt,
+                           help=f"write `create {stmt.kind} in ...`; to make more of a line, raise its `count` cell")
+            elif len(set(kind_def.pieces)) == 1:  # `count N`: N identical pieces
                 self.error("E303", f"`{stmt.kind}` is declared with `count {len(kind_def.pieces)}`: `create` makes "
                            "all of them, and a count cannot apply", stmt,
                            help=f"write `create {stmt.kind} in ...`, or declare `{stmt.kind}` without `count` "
