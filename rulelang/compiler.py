@@ -2010,16 +2010,18 @@ class _Code:
 
     def _choice_part(self, part, scope, as_filter: bool = False):
         """The options of `choose VAR from OPTIONS [where COND]` (or of its `then` part): their
-        code, the kind of an option, VAR's slot, and the condition's function (or None): with
-        ``as_filter``, ``f(st, fr, options)`` giving the options it keeps, the parts of the
-        condition that do not depend on the option worked out once (as in a `where` filter);
-        else ``f(st, fr)`` testing the option in VAR's slot."""
+        function ``f(st, fr)``, the kind of an option, VAR's slot, and the condition's function
+        (or None): with ``as_filter``, ``f(st, fr, options)`` giving the options it keeps, the
+        parts of the condition that do not depend on the option worked out once (as in a
+        `where` filter); else ``f(st, fr)`` testing the option in VAR's slot."""
         try:
             options, kind = self.compiler.collection_code(part.options, scope, self.slots, "`choose ... from`")
         except CompileError:  # the name is still declared: no second error where it is used
             if part.var not in scope.names:
                 scope.names[part.var] = (f"fr[{self.slots.new(part.var)}]", "any")
             raise
+        # what the options hoisted goes with them, not with the condition compiled next
+        options_prelude = self.compiler.take_prelude()
         element = SINGLE_FOR.get(kind, "any")
         local = scope.names.get(part.var)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
@@ -2044,8 +2046,12 @@ class _Code:
             alike = self.compiler.alike_attribute(part.where, part.var) or \
                 self.compiler.alike_attribute(part.where, "it")
             if alike is not None:
-                options = self.compiler.alike_subsets_code(part.options, alike, scope, self.slots) or options
-        return options, element, slot, where
+                self.compiler.prelude = []
+                alike_options = self.compiler.alike_subsets_code(part.options, alike, scope, self.slots)
+                if alike_options is not None:
+                    options, options_prelude = alike_options, self.compiler.take_prelude()
+        self.compiler.prelude = options_prelude
+        return self.compiler.function(options), element, slot, where
 
     def _s_Choose(self, stmt, scope):
         if stmt.several is not None:
@@ -2066,7 +2072,7 @@ class _Code:
             then, describe, to_json = self._then_choose(stmt, scope, describe, to_json, element == "piece")
         self._menu_warning(stmt, element in ("piece", "pieces"), then is not None and then.of_pieces)
         spec = {
-            "options": self.compiler.function(options), "where": where, "slot": slot,
+            "options": options, "where": where, "slot": slot,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": describe, "to_json": to_json, "otherwise": otherwise,
             "of_pieces": element == "piece", "element": element,
@@ -2172,7 +2178,6 @@ class _Code:
             raise CompileError
         # the single pieces, for the condition and each step: NAME is one piece there
         options, _, pick, where = self._choice_part(stmt, Scope(scope), as_filter=True)
-        options = self.compiler.function(options)
         chain = self.slots.new("(several)", "several")
 
         chooser = self._chooser(stmt.chooser, scope)
@@ -2249,7 +2254,7 @@ class _Code:
         def pair_json(st, pair):
             return [to_json(st, pair[0]), None if pair[1] is None else second_json(st, pair[1])]
 
-        return (m.ThenSpec(self.compiler.function(options), where, slot, second_is_piece),
+        return (m.ThenSpec(options, where, slot, second_is_piece),
                 describe_pair, pair_json)
 
     def _s_ChooseBranch(self, stmt, scope):
