@@ -706,6 +706,10 @@ class Compiler(ExpressionCompiler):
                 listed.append((column, cell, plain))
             made = self._evaluate_attrs(decl, given, decl.attrs, index)
             rows.extend([made] * self._table_copies(decl, row))  # copies of one line are alike
+        if not rows and table.rows and not any(id(cell) in self.copies_warned for row in table.rows
+                                               for cell in row.cells):  # (else: that cell's E303 says it)
+            self.error("E303", f"`{decl.name}` makes no piece: the `{TABLE_COPIES}` of every line is 0", decl,
+                       help="give a line a count of 1 or more, or remove the kind")
         first = next((c for c in table.columns if c.name != TABLE_COPIES or c.params is not None), None)
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=() if first is None or first.params is not None else (index[first.name],))
