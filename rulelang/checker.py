@@ -207,7 +207,7 @@ def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
             attributes.update(a.name for a in item.attrs)
             attributes.update(g.name for g in getattr(item, "generators", ()))
             if getattr(item, "table", None) is not None:
-                attributes.update(c.name for c in item.table.columns if c.name != "count" or c.params)
+                attributes.update(c.name for c in item.table.columns if not c.is_copies)
                 attributes.add("row")
         elif isinstance(item, (n.CounterDecl, n.ZoneDecl)):
             if not item.per_player:  # (one of each player's is read `NAME of P`, never bare)

@@ -182,7 +182,6 @@ real game, raise the limit with `--limit expansion=N`.
 # Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
-TABLE_COPIES = "count"  # a table's column of how many pieces each line makes (not an attribute)
 
 
 # Attributes every piece has, which the rules read but cannot declare (`face`, `kind`): what each is
@@ -367,7 +366,7 @@ class Compiler(ExpressionCompiler):
         """A table's columns become attributes, and each piece gets its `row` unless a column
         has that name; a column with parameters is remembered with its number of parameters."""
         for column in kind.table.columns:
-            if column.name == TABLE_COPIES and column.params is None:
+            if column.is_copies:
                 continue  # how many copies a line makes: no attribute
             self._add_attribute(column.name)
             if column.params is not None:
@@ -383,7 +382,7 @@ class Compiler(ExpressionCompiler):
             table = getattr(kind, "table", None)
             if table is None:
                 continue
-            plain = tuple(c.name for c in table.columns if c.params is None and c.name != TABLE_COPIES)
+            plain = tuple(c.name for c in table.columns if c.params is None and not c.is_copies)
             for position, column in enumerate(table.columns):
                 if column.name == name and column.params is not None:
                     cells.extend((column.params, row.cells[position], plain) for row in table.rows)
@@ -693,7 +692,7 @@ class Compiler(ExpressionCompiler):
             given: dict[str, Any] = {} if "row" in seen else {"row": number}
             cells = []
             for column, cell in zip(table.columns, row.cells, strict=True):
-                if column.name == TABLE_COPIES and column.params is None:
+                if column.is_copies:
                     continue
                 if column.params is None:
                     given[column.name] = self._table_value(cell, column)
@@ -708,21 +707,21 @@ class Compiler(ExpressionCompiler):
             rows.extend([made] * self._table_copies(decl, row))  # copies of one line are alike
         if not rows and table.rows and not any(id(cell) in self.copies_warned for row in table.rows
                                                for cell in row.cells):  # (else: that cell's E303 says it)
-            self.error("E303", f"`{decl.name}` makes no piece: the `{TABLE_COPIES}` of every line is 0", decl,
+            self.error("E303", f"`{decl.name}` makes no piece: the `count` of every line is 0", decl,
                        help="give a line a count of 1 or more, or remove the kind")
-        first = next((c for c in table.columns if c.name != TABLE_COPIES or c.params is not None), None)
+        first = next((c for c in table.columns if not c.is_copies), None)
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=() if first is None or first.params is not None else (index[first.name],))
 
     def _table_copies(self, decl: n.PieceDecl, row: n.TableRow) -> int:
         """How many pieces a table line makes: its `count` cell (a whole number, 0 or more), or 1."""
         for column, cell in zip(decl.table.columns, row.cells):
-            if column.name == TABLE_COPIES and column.params is None:
+            if column.is_copies:
                 if isinstance(cell, n.Literal) and cell.value.__class__ is int:
                     return cell.value
                 if id(cell) not in self.copies_warned:
                     self.copies_warned.add(id(cell))
-                    self.error("E303", f"a `{TABLE_COPIES}` cell says how many pieces its line makes: a whole "
+                    self.error("E303", "a `count` cell says how many pieces its line makes: a whole "
                                "number, 0 or more", cell)
                 return 0
         return 1

@@ -514,6 +514,11 @@ class TableColumn(Node):
     name: str
     params: tuple[str, ...] | None = None
 
+    @property
+    def is_copies(self) -> bool:
+        """A plain column named `count`: how many alike pieces each line makes, not an attribute."""
+        return self.name == "count" and self.params is None
+
 
 @attrs.frozen
 class TableRow(Node):

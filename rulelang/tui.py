@@ -624,8 +624,8 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         # What the last moves showed a human alone (a card revealed to them) reaches them first.
         width = terminal.width()
         for human in humans:
-            own = list(render_events(state, seen[human], seats, style, human, width))
-            if own == list(render_events(state, seen[human], seats, style, None, width)):
+            own = seen_alone(state, seen[human], seats, style, human, width)
+            if own is None:
                 continue
             if on_screen != human and not terminal.hand_over(human):
                 break
@@ -641,6 +641,14 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         shown = min(seen.values())
     show_trace(shown, common)
     return True
+
+
+def seen_alone(state: State, start: int, seats: list[str], style: Style, viewer: int,
+               width: int | None = None) -> list[str] | None:
+    """``viewer``'s trace from event ``start`` on, when it shows more than a spectator's (a card
+    revealed to them), else None: a hot-seat game's last look."""
+    own = render_events(state, start, seats, style, viewer, width)
+    return own if own != render_events(state, start, seats, style, None, width) else None
 
 
 def common_view(seats: list[str], watch: int | None | str = None) -> int | None | str:

@@ -588,9 +588,7 @@ def _last_look(play: Play) -> int | None:
     for human in play.humans:
         if human in play.looked:
             continue
-        start = play.seen.get(human, play.shown)
-        if tui.render_events(state, start, play.seats, PLAIN, human, WIDTH) != \
-                tui.render_events(state, start, play.seats, PLAIN, None, WIDTH):
+        if tui.seen_alone(state, play.seen.get(human, play.shown), play.seats, PLAIN, human, WIDTH) is not None:
             return human
         play.looked.add(human)
     return None
