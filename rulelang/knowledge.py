@@ -345,10 +345,10 @@ def _follow_pieces(copy: State, taken: dict[int, int], options_taken: dict[int, 
                 slots[i] = pieces(value)
             elif kind == "for pieces" and value.__class__ is tuple:  # (the items, the place of the next)
                 slots[i] = (pieces(value[0]), value[1])
-            elif kind == "several":  # (pool, keys, picked, position, low, high): several.start
-                pool, keys, picked, position, low, high = value
+            elif kind == "several":  # (pool, keys, picked, position, low, high, blind): several.start
+                pool, keys, picked, position, low, high, blind = value
                 keys = [(key[0], piece(key[1])) if key[0] == several.HIDDEN else key for key in keys]
-                slots[i] = (pieces(pool), keys, pieces(picked), position, low, high)
+                slots[i] = (pieces(pool), keys, pieces(picked), position, low, high, blind)
     for index, value in enumerate(copy.counters):
         if value is not None and copy.counter_place(index)[0].holds_pieces:
             copy.counters[index] = pieces(value) if value.__class__ is list else piece(value)

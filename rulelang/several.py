@@ -5,7 +5,10 @@ The pieces to choose from are put in the collection's order with identical piece
 (at the place of the first of them). Each step offers, after the previous pick, the first
 piece of each run of identical pieces, so every group of pieces is reached by exactly one
 chain of picks; a piece is offered only if enough pieces follow it to reach the minimum, and
-`done` (None) only once the minimum is reached, so every step can be completed."""
+`done` (None) only once the minimum is reached, so every step can be completed. Where a seat
+does not see every piece on offer, the chain ends with `done` even when no piece is left after
+the last pick: a chain that stopped by itself would tell that seat the last pick was the last
+piece in the collection's order."""
 
 from __future__ import annotations
 
@@ -18,9 +21,10 @@ HIDDEN = "hidden"  # the key of a piece the chooser does not see: never alike to
 
 
 def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> tuple:
-    """The chain's state: (pieces in offering order, their keys, picked, position, low, high).
-    A piece ``chooser`` does not see is keyed by itself, (HIDDEN, piece): how many options a
-    blind pick offers must not tell whether the cards are alike."""
+    """The chain's state: (pieces in offering order, their keys, picked, position, low, high,
+    whether a seat or the spectator does not see every piece). A piece ``chooser`` does not
+    see is keyed by itself, (HIDDEN, piece): how many options a blind pick offers must not tell
+    whether the cards are alike."""
     for bound in (low, high):
         if bound.__class__ is not int:
             raise ValueError(f"a number of pieces to choose must be a number, not {bound!r}")
@@ -34,19 +38,22 @@ def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> 
         runs.setdefault(piece_key(st, p) if seen else (HIDDEN, p), []).append(p)
     pool = [p for run in runs.values() for p in run]
     keys = [key for key, run in runs.items() for _ in run]
-    return pool, keys, (), -1, low, high
+    zones = {st.where[p] for p in pool}
+    blind = any(st.sight(zone, seat) != SEE_PIECES for zone in zones for seat in [*range(st.n), None])
+    return pool, keys, (), -1, low, high, blind
 
 
 def more(state: tuple) -> bool:
     """Whether another step comes: fewer than the most picked, and a piece left to pick (or
-    fewer than the least, where the step finds no option: the choice's `otherwise`)."""
-    pool, _, picked, position, low, high = state
-    return len(picked) < high and (position + 1 < len(pool) or len(picked) < low)
+    fewer than the least, where the step finds no option: the choice's `otherwise`; or a seat
+    that does not see the pieces, where the step offers `done` alone)."""
+    pool, _, picked, position, low, high, blind = state
+    return len(picked) < high and (position + 1 < len(pool) or len(picked) < low or blind)
 
 
 def options(state: tuple) -> list:
     """The pieces offered at this step (then None, `done`, once enough are picked)."""
-    pool, keys, picked, position, low, _ = state
+    pool, keys, picked, position, low, _, _ = state
     end = len(pool) - max(low - len(picked) - 1, 0)
     offered, previous = [], None
     for i in range(position + 1, end):
@@ -60,5 +67,5 @@ def options(state: tuple) -> list:
 
 def take(state: tuple, piece: int) -> tuple:
     """The state after ``piece`` is picked."""
-    pool, keys, picked, _, low, high = state
-    return pool, keys, picked + (piece,), pool.index(piece), low, high
+    pool, keys, picked, _, low, high, blind = state
+    return pool, keys, picked + (piece,), pool.index(piece), low, high, blind

@@ -502,3 +502,18 @@ def test_rolls_only_in_zones_a_seat_sees_nothing_of_give_it_no_line():
         state.apply_action(state.sample_chance(rng))
     assert not any(line.startswith("roll") for line in state.event_lines(0, viewer=0) if line)
     assert sum(line.startswith("roll") for line in state.event_lines(0, viewer="all")) >= 2
+
+
+def test_a_choice_of_several_hidden_pieces_ends_alike_whichever_piece_is_picked():
+    """pick_several_hidden.rules: player 1 plays `c 1` then `done`, or `c 3` (the last card in
+    the hand's order). Player 2 must not tell the two apart: the chain asks for `done` in both."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "pick_several_hidden.rules")
+    seen = []
+    for card in ("c 1", "c 3"):
+        state = game.new_initial_state(2)
+        for text in (f"play: {card}", "play: done"):
+            state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == text))
+        assert state.current_player() == 1
+        seen.append((knowledge.information_state(state, 1), state.event_lines(0, viewer=1),
+                     decisions(state, 7)))
+    assert seen[0] == seen[1]
