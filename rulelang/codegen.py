@@ -1499,6 +1499,16 @@ class ExpressionCompiler:
             return Expr(f"({base} + {owner.code})", "zone", True)
         return Expr(f"st.counters[{base} + {owner.code}]", self.counter_kinds.get(name, "int"))
 
+    def _sheets_of_players(self, node, scope, slots) -> bool:
+        """Whether ``node`` is `S of PLAYERS`, S a counter with keys: a list of each player's list."""
+        if not (isinstance(node, n.Of) and isinstance(node.left, n.Name) and node.left.id in self.counters
+                and self.counter_defs[node.left.id].keys and self.counter_defs[node.left.id].per_player):
+            return False
+        prelude = len(self.prelude)
+        kind = self.code(node.right, scope, slots).kind  # (compiled once already: no new error)
+        del self.prelude[prelude:]
+        return kind == "players"
+
     def keyed_counter(self, node, scope):
         """The counter with keys that `NAME[KEY]` reads, or None when it reads something else."""
         if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and scope.lookup(node.obj.id) is None \
@@ -1919,6 +1929,12 @@ class ExpressionCompiler:
             self.error("E201", f"`{name}` needs a collection, not {a_kind(first.kind)}", args[0],
                        help=f"for the {'greater' if name == 'max' else 'less' if name == 'min' else 'sum'} of "
                        f"numbers, make them a list: `{name}([a, b])`" if two_numbers else None)
+            raise CompileError
+        if name in ("sum", "max", "min") and len(args) == 1 and self._sheets_of_players(args[0], scope, slots):
+            sheet = args[0].left.id
+            self.error("E201", f"`{name}` works on numbers, and `{sheet} of` several players is a list of lists "
+                       "(each player's values, in the keys' order)", args[0],
+                       help=f"name the number to take from each player: `{name}(players, {name}({sheet} of it))`")
             raise CompileError
         items, kind = self.as_list(first), collection_type(first.kind)
         element = SINGLE_FOR.get(kind, "any")
