@@ -607,6 +607,8 @@ class _Runner:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         if state.current_player() != CHANCE:
             self.fail("a roll was scripted, but no roll is pending")
+        if state.prompt() != "roll":
+            self.fail(f"a roll was scripted, but a {state.prompt()} is pending: script it with `{state.prompt()} ...`")
         groups = [g.strip() for g in step.arg.split("|")]
         pending = state.pending[2]
         kinds = [self.game.kinds[k].name for k, _ in pending]

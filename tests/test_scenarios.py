@@ -259,6 +259,20 @@ expect:
     assert run_scenario(good).passed, run_scenario(good).message
 
 
+def test_a_roll_while_a_draw_is_pending_fails_with_a_message(tmp_path: Path) -> None:
+    """A roll scripted where a draw is pending (the game draws dice from a bag) fails the
+    scenario and says which step is due; it was a traceback."""
+    path = _write(tmp_path, f"""# a roll while a draw is pending
+game: {HIGH_CARD}
+players: 2
+steps:
+    roll 3 4
+""")
+    result = run_scenario(path)
+    assert not result.passed
+    assert "a roll was scripted, but a draw is pending: script it with `draw ...`" in result.message
+
+
 def test_draw_items_are_read_with_counts_and_quotes(tmp_path: Path) -> None:
     assert _draw_items("f", 1, '2 x ox 5, "warning a 3, 4 or 5",7') == [
         (2, "ox 5", False), (1, "warning a 3, 4 or 5", True), (1, "7", False)]
