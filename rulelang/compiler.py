@@ -182,6 +182,8 @@ real game, raise the limit with `--limit expansion=N`.
 # Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
+# kinds of value that are never a piece nor hold one (a counter set only to these is `numbers_only`)
+_NO_PIECE_KINDS = frozenset(("int", "bool", "str", "label", "player", "players", "none"))
 
 
 # Attributes every piece has, which the rules read but cannot declare (`face`, `kind`): what each is
@@ -232,6 +234,7 @@ class Compiler(ExpressionCompiler):
         self.variables_from_counters: dict[str, set[str]] = {}
         self.counters_from_variables: dict[str, set[str]] = {}
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
+        self.loose_counters: set[str] = set()  # counters set somewhere to what may be or hold a piece
         self.piece_counter_sites: dict[str, Any] = {}  # counter -> where it is first set to pieces
         self.ranked_counters: list[tuple[str, n.Criterion]] = []  # winner rules ranking by a counter
         self.menus_warned: set[int] = set()  # choices given W416 (a statement may be compiled twice)
@@ -606,7 +609,8 @@ class Compiler(ExpressionCompiler):
             counters=tuple(attrs.evolve(c, holds_player=c.name in self.seat_counters, holds_pieces=(
                 c.name in self.piece_counters and c.name not in self.other_counters),
                 secret_keys=c.name in self.hidden_values.secret_keys,
-                hides_count=self.hidden_values.piece_counts.get(c.name, 0) > 0) for c in counters),
+                hides_count=self.hidden_values.piece_counts.get(c.name, 0) > 0,
+                numbers_only=c.name not in self.loose_counters) for c in counters),
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
@@ -850,12 +854,15 @@ class Compiler(ExpressionCompiler):
                         self.seat_counters.add(c.name)
                 elif kind in ("str", "label"):
                     self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
+                if kind not in _NO_PIECE_KINDS:
+                    self.loose_counters.add(c.name)
                 if kind != "none":
                     (self.piece_counters if kind in ("piece", "pieces") else self.other_counters).add(c.name)
                     if kind in ("piece", "pieces"):
                         self.piece_counter_sites.setdefault(c.name, c.initial)
             except CompileError:
                 fn = self.function("0")
+                self.loose_counters.add(c.name)
             if c.visibility == "owner only" and not c.per_player:
                 self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
                            help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
@@ -984,7 +991,7 @@ class Compiler(ExpressionCompiler):
         function giving the starting seat; None: seat 0), wrapping around. The start is kept in
         ``st.first_player`` (what `turn_order` reads); a player eliminated during the round
         skips the turn they had left. When every player is out, the game ends here."""
-        index = code.slots.new("(turn index)")
+        index = code.slots.new("(turn index)", "int")
 
         def reset(st, fr):
             st.first_player = 0 if start is None else st.turn_start(start(st, fr))
@@ -1290,6 +1297,8 @@ class _Code:
                            tuple(private.get(name, 0) if i >= len(pieces) or pieces[i] is None else 0
                                  for i, name in enumerate(self.slots.names)),
                            tuple(self.slots.kinds.get(i, set()) - {"none"} == {"player"}
+                                 for i in range(len(self.slots.names))),
+                           tuple(bool(self.slots.kinds.get(i)) and self.slots.kinds[i] <= _NO_PIECE_KINDS
                                  for i in range(len(self.slots.names))))
 
     def _statement_function(self, lines: list[str], places: list[tuple]):
@@ -1703,6 +1712,8 @@ class _Code:
         elif stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
                 and scope.lookup(stmt.value.id) is not None:
             self.compiler.counters_from_variables.setdefault(target.name, set()).add(stmt.value.id)
+        if value.kind not in _NO_PIECE_KINDS:
+            self.compiler.loose_counters.add(target.name)
         if stmt.op == "=" and value.kind == "none":
             pass
         elif stmt.op != "=" or value.kind not in ("piece", "pieces"):

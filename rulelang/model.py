@@ -137,6 +137,9 @@ class CounterDef:
     holds_pieces: bool = False  # starts as pieces or is set to them: shown by name, where the viewer sees them
     secret_keys: bool = False  # an entry is set by a key some seat may not know: `changes` lines name no key
     hides_count: bool = False  # set to pieces how many of which some seat may not know: not shown where unseen
+    # only ever holds numbers, true/false, text, players or none, never a piece: the turn key
+    # need not look in it for the id of a piece (``rulelang.turnkey``)
+    numbers_only: bool = False
 
     @property
     def width(self) -> int:
@@ -241,6 +244,9 @@ class Procedure:
     private_slots: tuple[int, ...] = ()  # 0: none; 1: all but the current player's seat; 2: any seat
     # Per slot: whether it only ever holds a player (or none): shown as `player N`, not a number
     player_slots: tuple[bool, ...] = ()
+    # Per slot: whether every value it is given is a number, true/false, text, a player or none,
+    # never a piece (the turn key need not look in it for a piece's id, ``rulelang.turnkey``)
+    number_slots: tuple[bool, ...] = ()
 
 
 @attrs.frozen

@@ -86,6 +86,10 @@ class TurnKeys:
                     alike.add(p)
         self.canon, self.alike = canon, frozenset(alike)
         self.mentions: dict[tuple, bool] = {}
+        # the counters that may hold a piece's id (the others hold numbers, text, players): None, all
+        self.id_counters = [i for i in range(len(state.counters)) if not state.counter_place(i)[0].numbers_only]
+        if len(self.id_counters) == len(state.counters):
+            self.id_counters = None
         self.dead = {}
         self.zone_names = [state.zone_of(i)[0].name for i in range(len(state.zones))]
         is_die = [kind.is_die for kind in kinds]
@@ -117,11 +121,13 @@ class TurnKeys:
         if plan is None:
             plan = self._plan(waiting, stack, pending)
         frame_keyer, dead, listed, dead_keyer = plan
-        frames, lives = frame_keyer(stack)  # lives: the live values, where an id of an alike piece may hide
+        # lives: the live values; ids: those that may hold the id of an alike piece (not numbers)
+        frames, lives, ids = frame_keyer(stack)
         try:  # frozen only where a live value is not hashable as it is (a list, a set)
             hash(lives)
         except TypeError:
             frames, lives = self._frozen_frames(waiting, stack)
+            ids = lives
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         faces = tuple(state.dynamic[0])
         shown = self.by_faces.get(faces)
@@ -160,8 +166,10 @@ class TurnKeys:
             pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
         counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
-        if self.alike and (lives or counters or fired or options) and self._mentions_alike(
-                (lives, counters, tuple([f[2] for f in fired]), options) if counters or fired or options else lives):
+        held = counters if self.id_counters is None or not counters else _freeze(
+            [state.counters[i] for i in self.id_counters]) if self.id_counters else ()
+        if self.alike and (ids or held or fired or options) and self._mentions_alike(
+                (ids, held, tuple([f[2] for f in fired]), options) if held or fired or options else ids):
             if dead:
                 sig = self._without_faces(state, sig, dead, None)
             at = sig.__getitem__
@@ -211,7 +219,8 @@ class TurnKeys:
         roll's, without their faces (the places of a roll's dice or of a choice's pieces read
         it), the zone keyer of the dead zones). A frame's key is (procedure, instruction, its
         live variables (``rulelang.liveness``), whether a turn's)."""
-        frames, lives = [], []
+        frames, lives, ids = [], [], []
+        procedures = self.game.procedures
         for i, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
                 frames.append(repr((frame[0], frame[1], (), frame[3])))
@@ -219,8 +228,15 @@ class TurnKeys:
             live = f"tuple(f[{i}][2])" if slots is None else "(" + "".join(f"f[{i}][2][{k}], " for k in slots) + ")"
             lives.append(live)
             frames.append(f"({frame[0]!r}, {frame[1]!r}, {live}, {frame[3]!r})")
+            numbers = procedures[frame[0]].number_slots
+            if slots is None:
+                ids.append(live)
+            elif any(k >= len(numbers) or not numbers[k] for k in slots):  # (a number is no piece's id)
+                ids.append("(" + "".join(f"f[{i}][2][{k}], " for k in slots
+                                         if k >= len(numbers) or not numbers[k]) + ")")
         frame_keyer = eval(  # noqa: S307 - source is generated from numbers
-            f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}))")
+            f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}), "
+            f"({''.join(v + ', ' for v in ids)}))")
         if not stack:  # a finished game's: every face as it is
             dead = ()
         else:

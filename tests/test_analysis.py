@@ -244,6 +244,22 @@ def test_a_draw_the_turn_makes_is_analysed_not_dealt(tmp_path):
     assert code == 0 and "value of best play: 1/2" in out and "dealt" not in out
 
 
+def test_alike_pieces_drawn_merge_though_a_counter_or_the_turn_loop_holds_their_ids(tmp_path):
+    """Twenty alike pearls (pieces 0 to 19), four drawn: the score counter and the round's turn
+    index hold small numbers that are also the pearls' ids, but they hold numbers only, so the
+    drawn pearls still merge: 5 states (one per pearl drawn), not 123,521 (every order)."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "Draw pearls":\n    players 2\n\ntoken pearl:\n    count 20\n\n'
+                    "zone bag: shared pool, public\nzone hand: shared pool, public\n"
+                    "counter score: per player = 0\n\nsetup:\n    rule fill: create pearl in bag\n\n"
+                    "turn:\n    rule take: draw 4 from bag to hand\n    rule keep: score of player += count(hand)\n\n"
+                    "end:\n    rule once: game ends when turn_number >= 2\n\n"
+                    "winner:\n    rule most: most score of player\n", encoding="utf-8")
+    game = rulelang.load(path)
+    result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+    assert result.value == pytest.approx(4) and result.states == 5
+
+
 def test_cli_refuses_with_exit_2_and_reports_objective_errors():
     code, _, error = run_cli("analyze", str(ROOT / "examples" / "pig.rules"), "--max-steps", "30")
     assert code == 2 and "does not end within 30 steps" in error
