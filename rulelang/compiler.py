@@ -117,8 +117,10 @@ register("W423", "chosen-in-the-open", """
 A value chosen in a choice that every seat sees (its options are worked out from what everyone
 sees, and the trace shows `player 1 chooses hide: 1`) is kept in a counter that not every seat
 sees (`owner only`, `hidden`): the counter hides nothing, since the trace already told the
-value. To choose in secret, choose among what the others cannot see: pieces of an `owner only`
-hand (one token per possible answer), or options worked out from a hidden counter.
+value. The same holds for labelled branches that set such a counter to different values
+(`"stay": leaving of p = false` and `"leave": leaving of p = true`): the label chosen is in
+every seat's trace. To choose in secret, choose among what the others cannot see: pieces of an
+`owner only` hand (one token per possible answer), or options worked out from a hidden counter.
 """)
 register("W424", "unused-parameter", """
 A parameter of a `define` is never read by its value: every call passes it for nothing, and
@@ -2294,6 +2296,32 @@ class _Code:
             self.jump(end)
         self.place(end)
         self.code[index][1] = (branches, chooser, stmt.prompt or "choose")
+        self._branches_into_hidden(stmt)
+
+    def _branches_into_hidden(self, stmt) -> None:
+        """W423: branches that set one counter not every seat sees to different values
+        (`"stay": leaving of p = false`, `"leave": leaving of p = true`): every seat saw the
+        label chosen, so the counter hides nothing."""
+        set_to: dict[str, dict] = {}  # counter -> {value: the assignment}
+        for branch in stmt.branches:
+            for line in branch.body:
+                if isinstance(line, n.Assign) and line.op == "=" and isinstance(line.value, n.Literal) \
+                        and line.target.name in self.compiler.counters and line.target.key is None \
+                        and self.compiler.counters[line.target.name].visibility != "public":
+                    set_to.setdefault(line.target.name, {}).setdefault(
+                        (line.value.value.__class__, line.value.value), (branch, line))
+        for name, values in set_to.items():
+            if len(values) < 2:
+                continue
+            visibility = self.compiler.counters[name].visibility
+            (branch, line), *_ = values.values()
+            labels = " or ".join(f"`{b.label}`" for b, _ in values.values())
+            self.compiler.error(
+                "W423", f"the branches {labels} set `{name}` apart, and they are chosen in the open: every seat "
+                f"saw `{stmt.prompt or 'choose'}: {branch.label}` (or another label) in the trace, so the "
+                f"`{visibility}` counter `{name}` hides nothing", line.value,
+                help="to choose in secret, choose among what the others cannot see: pieces of an `owner only` "
+                "hand (one token per answer), or options worked out from a hidden counter")
 
     def _s_May(self, stmt, scope):
         chooser = self._chooser(stmt.chooser, scope)
