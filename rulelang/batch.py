@@ -164,6 +164,7 @@ def _play_elsewhere_packed(args: tuple) -> Part:
 
 def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent process handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and stops its workers with SIGTERM (not the parent's handler)
 
 
 def part_size(games: int) -> int:

@@ -14,7 +14,9 @@ import json
 import os
 import random
 import re
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -1174,6 +1176,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    previous = _stop_on_sigterm()
     try:
         return args.handler(args)
     except UsageError as error:
@@ -1191,3 +1194,20 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`| head`): say nothing more, and let the exit flush go nowhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    finally:
+        if previous is not False:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM (`kill`, a job scheduler's stop) stop a command as Ctrl-C does: a game keeps
+    its log, a simulation its finished games and its workers no longer outlive it. Returns the
+    handler it replaced (None: one not set from Python; False where signals cannot be set:
+    not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, stop)

@@ -241,3 +241,37 @@ def test_no_first_player_advantage_where_nobody_wins():
     report = lab.balance(results, 2)
     assert "first_player_advantage" not in report
     assert any("no game had a winner" in line for line in lab.format_balance(report, 2))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers in /proc")
+def test_sigterm_stops_a_process_pool_as_ctrl_c_does():
+    """`kill` (SIGTERM) of `simulate --jobs 2`: the finished games are reported, the exit code
+    is 130, and no worker outlives the command (they were left running, writing tracebacks)."""
+    import subprocess
+    import time
+
+    def children(pid: int) -> list[int]:
+        found = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(stat.parent.name))
+        return found
+
+    command = subprocess.Popen([sys.executable, "-m", "rulelang", "simulate", PICKOMINO, "--games", "100000",
+                                "--jobs", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: list[int] = []
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline and command.poll() is None:
+        time.sleep(0.2)
+        workers = children(command.pid)
+    time.sleep(1)
+    command.terminate()
+    out, err = command.communicate(timeout=60)
+    assert command.returncode == 130, err
+    assert "interrupted: results of the games played so far" in err and "Traceback" not in err
+    time.sleep(0.5)
+    assert len(workers) >= 2 and not [w for w in workers if Path(f"/proc/{w}").exists()]
