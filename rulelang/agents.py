@@ -77,27 +77,38 @@ def _number(value) -> float | None:
     return None
 
 
+# Each tie-break criterion counts this much less than the one before: it decides between tries
+# that the criteria before it value alike (everyone still standing: then the most points).
+TIE_BREAK_WEIGHT = 1e-3
+
+
 def evaluate(state: State, seat: int) -> float:
     """How good a state looks for a seat: 100 x its share of a finished game, plus the lead of
-    its first winner criterion over the best other player's (negated for `least`); alone in
-    the game, or where that criterion gives every player the same value (a cooperative game's
+    its first winner criterion over the best other player's (negated for `least`), plus those
+    of the tie-break criteria, each weighted TIE_BREAK_WEIGHT times the one before; alone in
+    the game, or where a criterion gives every player the same value (a cooperative game's
     team score), the criterion's value itself: the score is what counts. A criterion whose
     values are not numbers (none, a list) adds no lead."""
     value = 0.0
     if state.is_terminal():
         value += 100.0 * state.returns()[seat]
-    if state.game.criteria and (state.n == 1 or state.game.criteria[0].same_for_all):
-        direction = 1 if state.game.criteria[0].kind == "most" else -1
-        mine = _number(state.scores()[seat][0])
-        if mine is not None:
-            value += direction * mine
-    elif state.game.criteria:
-        direction = 1 if state.game.criteria[0].kind == "most" else -1
-        table = [_number(row[0]) for row in state.scores()]
-        others = [v for p, v in enumerate(table) if p != seat and v is not None]
-        if table[seat] is not None and others:
-            best = max(others) if direction > 0 else min(others)
-            value += direction * (table[seat] - best)
+    criteria = state.game.criteria
+    if not criteria:
+        return value
+    scores = state.scores()
+    weight = 1.0
+    for k, criterion in enumerate(criteria):
+        direction = 1 if criterion.kind == "most" else -1
+        table = [_number(row[k]) for row in scores]
+        if state.n == 1 or criterion.same_for_all:
+            if table[seat] is not None:
+                value += weight * direction * table[seat]
+        else:
+            others = [v for p, v in enumerate(table) if p != seat and v is not None]
+            if table[seat] is not None and others:
+                best = max(others) if direction > 0 else min(others)
+                value += weight * direction * (table[seat] - best)
+        weight *= TIE_BREAK_WEIGHT
     return value
 
 

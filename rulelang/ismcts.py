@@ -17,7 +17,7 @@ import math
 import numbers
 import time
 
-from .agents import AGENTS, Agent
+from .agents import AGENTS, TIE_BREAK_WEIGHT, Agent
 from .diagnostics import RuntimeFault
 from .knowledge import SeatView
 from .runtime import CHANCE, State
@@ -44,7 +44,8 @@ def standing(state: State) -> list[float]:
     lead by the first winner criterion over the best other seat (negated for `least`), scaled
     by the two values: 1/2 + lead / (2 (|mine| + |best other| + 1)); where the criterion gives
     every player the same value (a team score), that value v the same way: 1/2 + v / (2 (|v| + 1)).
-    Where the rules give no criterion or its values are not numbers, an even share."""
+    Each tie-break criterion adds its own (less 1/2), weighted ``TIE_BREAK_WEIGHT`` times the one
+    before. Where the rules give no criterion or the first's values are not numbers, an even share."""
     n = state.n
     if state.is_terminal():
         return state.returns()
@@ -53,13 +54,27 @@ def standing(state: State) -> list[float]:
     if not criteria or n < 2:
         return even
     try:
-        table = [row[0] for row in state.scores()]
+        scores = state.scores()
     except RuntimeFault:
         return even
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in table):
+    values = _scaled([row[0] for row in scores], criteria[0])
+    if values is None:
         return even
-    direction = 1 if criteria[0].kind == "most" else -1
-    if criteria[0].same_for_all:  # a team score (every player's value alike): the value itself counts
+    weight = TIE_BREAK_WEIGHT
+    for k in range(1, len(criteria)):
+        more = _scaled([row[k] for row in scores], criteria[k])
+        if more is not None:
+            values = [v + weight * (m - 0.5) for v, m in zip(values, more)]
+        weight *= TIE_BREAK_WEIGHT
+    return values
+
+
+def _scaled(table: list, criterion) -> list[float] | None:
+    """``standing``'s value of one criterion for each seat, or None where a value is no number."""
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in table):
+        return None
+    direction = 1 if criterion.kind == "most" else -1
+    if criterion.same_for_all:  # a team score (every player's value alike): the value itself counts
         return [0.5 + direction * v / (2 * (abs(v) + 1)) for v in table]
     values = []
     for p, mine in enumerate(table):

@@ -108,6 +108,19 @@ def test_a_team_score_is_what_bots_aim_at():
     assert low == [0.5, 0.5] and standing(state)[0] == standing(state)[1] > 0.5
 
 
+def test_bots_play_for_the_tie_break_while_the_first_winner_rule_ties():
+    """tie_break_points.rules: every player stands (the first rule ties them all), and the
+    points decide. mc gains 2 each turn (it took "gain: 0", the first option, when it looked at
+    the first rule alone); ismcts's standing ranks the seat with more points higher."""
+    end = seeded_game("tests/language/tie_break_points.rules", 2, {}, ["mc", "random"], 5)
+    assert end.scores()[0][1] == 6
+    game = rulelang.load(ROOT / "tests/language/tie_break_points.rules")
+    state = game.new_initial_state(2)
+    state.apply_action(2)  # gain 2
+    ahead, behind = standing(state)
+    assert ahead > 0.5 > behind and abs(ahead - 0.5) < 0.01
+
+
 def test_a_criterion_reading_player_through_a_table_cell_is_no_team_score(tmp_path):
     """`player` read inside a column's cell (a function of its own) still makes the values
     each player's: the bots play for a lead there."""
