@@ -39,6 +39,8 @@ def used_names(tree: n.RulesFile) -> set[str]:
             names.add(node.name)
         elif isinstance(node, n.Call):
             names.add(node.func)
+        elif isinstance(node, n.OptionRange):  # `1 to sides`
+            names.update(bound for bound in (node.low, node.high) if isinstance(bound, str))
     return names
 
 
@@ -252,7 +254,7 @@ def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     for item in tree.items:
         if isinstance(item, n.DieDecl):
             for face in item.faces:
-                if isinstance(face.label, str):
+                if isinstance(face, n.Face) and isinstance(face.label, str):  # (not `1 to sides`)
                     faces.setdefault(face.label, item.name)
     if not faces:
         return
@@ -317,6 +319,8 @@ def face_label_twice(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
             continue
         values: dict[tuple, object] = {}
         for face in item.faces:
+            if not isinstance(face, n.Face):  # `1 to sides`: numbers, each its own label
+                continue
             value = face.value if face.value is not None else face.label if isinstance(face.label, int) else 0
             key = (face.label.__class__, face.label)
             if key in values and values[key] != value:

@@ -30,7 +30,7 @@ from .codegen import (
     new_list,
     shown,
 )
-from .diagnostics import Diagnostic, register
+from .diagnostics import Diagnostic, did_you_mean, register
 from .engine_values import describe_error
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
@@ -198,9 +198,9 @@ class Compiler(ExpressionCompiler):
     def __init__(self, tree: n.RulesFile, options: dict[str, Any], limits: Limits = DEFAULT):
         self._init_codegen()
         self.limits = limits
-        self.tree = tree
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
+        self.tree = self._option_ranges_worked_out(tree)
         self.game: n.GameDecl | None = None
         self.options: dict[str, n.OptionDecl] = {}
         self.kinds: dict[str, n.DieDecl | n.PieceDecl] = {}
@@ -270,6 +270,69 @@ class Compiler(ExpressionCompiler):
             self.diagnostics.append(diagnostic)  # a table cell is compiled at each call: reported once
 
     # ------------------------------------------------------------------ declarations
+    def _option_ranges_worked_out(self, tree: n.RulesFile) -> n.RulesFile:
+        """The tree with each `A to B` of a declaration whose bound names an option (faces, `one
+        for each`, a counter's keys) made into its numbers, with the game's option values."""
+        declared = {i.name: i for i in tree.items if isinstance(i, n.OptionDecl)}
+
+        def values(items: tuple, what: str) -> tuple:
+            made: list = []
+            for item in items:
+                if not isinstance(item, n.OptionRange):
+                    made.append(item)
+                    continue
+                low, high = (self._option_bound(b, item, declared) for b in (item.low, item.high))
+                limit = self.limits.faces if what == "faces" else self.limits.pieces
+                if low is None or high is None:
+                    low = high = next((b for b in (low, high) if b is not None), 0)  # (no errors after this one)
+                elif high < low:
+                    self.error("E303", f"the range `{item}` is empty: {low} to {high} with the options as set", item,
+                               help="give the options values that make the lower number come first")
+                    high = low
+                elif high - low + 1 > limit:
+                    self.error("E603" if what == "faces" else "E602",
+                               f"`{item}` makes {high - low + 1} {what}, more than the limit of {limit}", item,
+                               help=f"raise the limit with `--limit {'faces' if what == 'faces' else 'pieces'}="
+                               f"{high - low + 1}`")
+                    high = low
+                made.extend(n.Face(v, None, span=item.span) for v in range(low, high + 1)) if what == "faces" \
+                    else made.extend(range(low, high + 1))
+            return tuple(made)
+
+        items = []
+        for item in tree.items:
+            if isinstance(item, n.DieDecl) and any(isinstance(f, n.OptionRange) for f in item.faces):
+                item = attrs.evolve(item, faces=values(item.faces, "faces"))
+            elif isinstance(item, n.PieceDecl) and any(isinstance(v, n.OptionRange)
+                                                       for g in item.generators for v in g.values):
+                item = attrs.evolve(item, generators=tuple(attrs.evolve(g, values=values(g.values, "values"))
+                                                           for g in item.generators))
+            elif isinstance(item, n.CounterDecl) and any(isinstance(k, n.OptionRange) for k in item.keys):
+                item = attrs.evolve(item, keys=values(item.keys, "keys"))
+            items.append(item)
+        return attrs.evolve(tree, items=tuple(items))
+
+    def _option_bound(self, bound, where: n.OptionRange, declared: dict) -> int | None:
+        """A bound of `A to B` in a declaration: a number, or the value of the whole-number option it names."""
+        if bound.__class__ is int:
+            return bound
+        if bound == "player_count":
+            self.error("E201", "`player_count` is not known in a declaration", where,
+                       help="declarations are made once for every number of players: declare the most, and "
+                       "move those the players do not use out of play in the set-up")
+            return None
+        option = declared.get(bound)
+        if option is None:
+            self.error("E101", f"unknown option `{bound}` in `{where}`", where,
+                       help=did_you_mean(bound, declared) or "a bound of a range here is a number or an option's name")
+            return None
+        value = self.option_values.get(bound, option.default)
+        if value.__class__ is not int:
+            self.error("E201", f"option `{bound}` is {'true or false' if value.__class__ is bool else 'no number'}"
+                       f", not a whole number: it cannot bound `{where}`", where)
+            return None
+        return value
+
     def _collect(self) -> None:
         seen: dict[str, n.Node] = {}
 

@@ -483,6 +483,19 @@ class Face(Node):
 
 
 @attrs.frozen
+class OptionRange(Node):
+    """``A to B`` in a declaration where a bound names an option (``1 to tokens``): worked out
+    when the game is compiled with its option values (``rulelang.compiler``)."""
+
+    low: int | str
+    high: int | str
+    what: str  # "faces", "pieces" or "keys"
+
+    def __str__(self) -> str:
+        return f"{self.low} to {self.high}"
+
+
+@attrs.frozen
 class AttrDecl(Node):
     """``name = expr``: an attribute of a component, computed from its other attributes."""
 

@@ -743,6 +743,15 @@ def _end_of_code(text: str, start: int, end: int) -> int:
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 
 
+def _names_an_option(bounds) -> bool:
+    """Whether a bound of `A to B` in a declaration is a name (an option's, worked out later)."""
+    return any(b.__class__ is Token and b.type == "NAME" for b in bounds)
+
+
+def _bound(bound) -> int | str:
+    return str(bound) if bound.__class__ is Token and bound.type == "NAME" else bound
+
+
 def _unquote(token: Token) -> str:
     """A string token's text: the escapes `\\"`, `\\\\`, `\\n` and `\\t` decoded, in one pass."""
 
@@ -887,6 +896,8 @@ class AstBuilder(Transformer):
 
     def face_range(self, meta, children):
         span = self._span(meta)
+        if _names_an_option(children):
+            return n.OptionRange(*map(_bound, children), "faces", span=span)
         values = self._range(meta, children[0], children[1], "faces")
         if not values:
             raise _Problem("E303", f"the range `{children[0]} to {children[1]}` is empty", meta.start_pos,
@@ -958,6 +969,8 @@ class AstBuilder(Transformer):
         return tuple(values)
 
     def value_range(self, meta, children):
+        if _names_an_option(children):
+            return n.OptionRange(*map(_bound, children), "values", span=self._span(meta))
         values = list(self._range(meta, children[0], children[1], "pieces"))
         if not values:
             raise _Problem("E303", f"the range `{children[0]} to {children[1]}` is empty", meta.start_pos,

@@ -383,3 +383,15 @@ def test_an_option_that_starts_as_none_is_given_none_by_its_word(tmp_path):
                            '    "A word."\n'))
     values, problems = coerce_options(tree, {"nothing": "none", "word": "none"})
     assert not problems and values == {"nothing": None, "word": "none"}
+
+
+def test_a_declaration_ranges_up_to_an_option():
+    """option_ranges.rules: `faces 1 to sides`, `one for each number in 1 to top_card` and a
+    counter's keys `1 to tokens` follow the options the game is loaded with."""
+    path = Path(__file__).resolve().parent / "language" / "option_ranges.rules"
+    default = rulelang.load(path)
+    assert default.kinds[0].face_labels == (1, 2, 3, 4, 5, 6) and len(default.kinds[1].pieces) == 10
+    assert default.counters[0].keys == (1, 2, 3, 4)
+    other = rulelang.load(path, sides=12, top_card=5, tokens=2)
+    assert other.kinds[0].face_labels == tuple(range(1, 13)) and len(other.kinds[1].pieces) == 5
+    assert other.counters[0].keys == (1, 2)

@@ -511,6 +511,8 @@ def test_a_choice_of_several_hidden_pieces_ends_alike_whichever_piece_is_picked(
     seen = []
     for card in ("c 1", "c 3"):
         state = game.new_initial_state(2)
+        while state.current_player() == CHANCE:  # the deal: all three cards, in any order
+            state.apply_action(state.sample_chance(random.Random(card)))
         for text in (f"play: {card}", "play: done"):
             state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == text))
         assert state.current_player() == 1
