@@ -593,6 +593,10 @@ class _Runner:
         if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
             self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending")
         found = [p for p in state.legal_actions() if state.describe_piece(p) == name]
+        if not found:  # a die named by its kind alone: whatever face it still shows from its last roll
+            kinds = self.game.kinds
+            found = [p for p in state.legal_actions()
+                     if kinds[state.pieces.kind[p]].is_die and kinds[state.pieces.kind[p]].name == name]
         if not found:
             names = {state.describe_piece(p) for p in state.legal_actions()}
             close = did_you_mean(name, names)

@@ -273,6 +273,34 @@ steps:
     assert "a roll was scripted, but a draw is pending: script it with `draw ...`" in result.message
 
 
+def test_a_die_is_drawn_by_its_kind_whatever_it_shows(tmp_path: Path) -> None:
+    """Dice back in a cup still show their last roll (`d showing heart`); a draw step may name
+    them by their kind alone, as a designer thinks of them."""
+    rules = tmp_path / "cup.rules"
+    rules.write_text('game "Cup":\n    players 2\n\ndie d:\n    faces heart, skull\n\n'
+                     "zone cup: shared pool, hidden\nzone hand: shared pool, public\ncounter hearts: per player = 0\n\n"
+                     "setup:\n    rule fill:\n        create 2 d in cup\n        roll cup\n\n"
+                     "turn:\n    rule take: draw 1 from cup to hand\n    rule throw: roll hand\n"
+                     "    rule count: hearts of player += count(hand, face == heart)\n"
+                     "    rule back: move hand to cup\n\n"
+                     "end:\n    rule two: game ends when turn_number >= 2\n\n"
+                     "winner:\n    rule most: most hearts of player\n", encoding="utf-8")
+    path = _write(tmp_path, """# by kind
+game: cup.rules
+players: 2
+steps:
+    roll heart skull
+    draw d
+    roll heart
+    draw d showing heart
+    roll skull
+expect:
+    hearts of seat(0) == 1
+""")
+    result = run_scenario(path)
+    assert result.passed, result.message
+
+
 def test_draw_items_are_read_with_counts_and_quotes(tmp_path: Path) -> None:
     assert _draw_items("f", 1, '2 x ox 5, "warning a 3, 4 or 5",7') == [
         (2, "ox 5", False), (1, "warning a 3, 4 or 5", True), (1, "7", False)]
