@@ -489,7 +489,7 @@ class OptionRange(Node):
 
     low: int | str
     high: int | str
-    what: str  # "faces", "pieces" or "keys"
+    what: str  # "faces" (a die's), or "values" (a `one for each`, a counter's keys)
 
     def __str__(self) -> str:
         return f"{self.low} to {self.high}"
