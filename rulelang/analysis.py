@@ -41,6 +41,11 @@ class AnalysisRefused(Exception):
     """The turn cannot be analysed exactly: the message says why, in the language's words."""
 
 
+# what a designer can do about a turn that need not end (a variant that caps it)
+UNBOUNDED_HELP = ("; to analyse it, write a variant that caps the turn (`extends` the file, count the throws "
+                  "with a `let` and `break` after a few: tests/scenarios/designer-games/zombie-dice-capped.rules)")
+
+
 @attrs.frozen
 class Objective:
     """What a turn is worth at its end: ``value(state, seat, start)`` with ``start`` what
@@ -285,14 +290,14 @@ class Analysis:
 
     def _too_long(self) -> AnalysisRefused:
         return AnalysisRefused(f"the turn does not end within {self.max_steps} steps (decisions and "
-                               "outcomes): it may not end in a bounded number of steps")
+                               "outcomes): it may not end in a bounded number of steps" + UNBOUNDED_HELP)
 
     def _found(self, found: list):
         """The value of a state already met: refused when it is on the path to itself (a
         state is valued, its value set, once all of its children are)."""
         if found[0] is None:
             raise AnalysisRefused("the turn can come back to a state it was in, so it need not end "
-                                  "in a bounded number of steps")
+                                  "in a bounded number of steps" + UNBOUNDED_HELP)
         return found[0]
 
     # ------------------------------------------------------------------ the policy
