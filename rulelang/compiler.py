@@ -184,6 +184,9 @@ real game, raise the limit with `--limit expansion=N`.
 # Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
+# W423's help: how to choose in secret
+_SECRET_CHOICE_HELP = ("to choose in secret, choose among what the others cannot see: pieces of an `owner only` hand "
+                       "(one token per answer), or options worked out from a hidden counter")
 # kinds of value that are never a piece nor hold one (a counter set only to these is `numbers_only`)
 _NO_PIECE_KINDS = frozenset(("int", "bool", "str", "label", "player", "players", "none"))
 
@@ -292,11 +295,13 @@ class Compiler(ExpressionCompiler):
                 elif high - low + 1 > limit:
                     self.error("E603" if what == "faces" else "E602",
                                f"`{item}` makes {high - low + 1} {what}, more than the limit of {limit}", item,
-                               help=f"raise the limit with `--limit {'faces' if what == 'faces' else 'pieces'}="
-                               f"{high - low + 1}`")
+                               help="if the game really needs this many, raise the limit with "
+                               f"`--limit {'faces' if what == 'faces' else 'pieces'}={high - low + 1}`")
                     high = low
-                made.extend(n.Face(v, None, span=item.span) for v in range(low, high + 1)) if what == "faces" \
-                    else made.extend(range(low, high + 1))
+                if what == "faces":
+                    made.extend(n.Face(v, None, span=item.span) for v in range(low, high + 1))
+                else:
+                    made.extend(range(low, high + 1))
             return tuple(made)
 
         items = []
@@ -2183,8 +2188,7 @@ class _Code:
         self.compiler.error(
             "W423", f"`{choice.var}` was chosen in the open{at}: every seat saw `{choice.prompt or 'choose'}: ...` "
             f"in the trace, so the `{visibility}` counter `{stmt.target.name}` hides nothing", stmt.value,
-            help="to choose in secret, choose among what the others cannot see: pieces of an `owner only` hand "
-            "(one token per answer), or options worked out from a hidden counter")
+            help=_SECRET_CHOICE_HELP)
 
     def _menu_warning(self, stmt, of_pieces: bool, then_of_pieces: bool) -> None:
         """W416 where the menu of a choice shows what its chooser may not see (once per choice)."""
@@ -2382,9 +2386,7 @@ class _Code:
             self.compiler.error(
                 "W423", f"the branches {labels} set `{name}` apart, and they are chosen in the open: every seat "
                 f"saw `{stmt.prompt or 'choose'}: {branch.label}` (or another label) in the trace, so the "
-                f"`{visibility}` counter `{name}` hides nothing", line.value,
-                help="to choose in secret, choose among what the others cannot see: pieces of an `owner only` "
-                "hand (one token per answer), or options worked out from a hidden counter")
+                f"`{visibility}` counter `{name}` hides nothing", line.value, help=_SECRET_CHOICE_HELP)
 
     def _s_May(self, stmt, scope):
         chooser = self._chooser(stmt.chooser, scope)

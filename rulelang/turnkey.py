@@ -166,8 +166,10 @@ class TurnKeys:
             pending_key = (waiting, pending[1] if pending[1].__class__ is int else id(pending[1]), given, pending[3:])
         counters = _freeze(state.counters) if state.counters else ()
         fired = _freeze(state.fired) if state.fired else ()
-        held = counters if self.id_counters is None or not counters else _freeze(
-            [state.counters[i] for i in self.id_counters]) if self.id_counters else ()
+        if self.id_counters is None:  # every counter may hold an id
+            held = counters
+        else:
+            held = _freeze([state.counters[i] for i in self.id_counters]) if self.id_counters else ()
         if self.alike and (ids or held or fired or options) and self._mentions_alike(
                 (ids, held, tuple([f[2] for f in fired]), options) if held or fired or options else ids):
             if dead:
