@@ -125,13 +125,16 @@ class Board:
     def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
         game = self.game
         if game.move_triggers:
-            pieces = self._match_triggers(pieces, [self.where[p] for p in pieces], to, True)
-            if not pieces:
-                return
+            tested = game.triggers_by_zone.get(self.zone_of(to)[0].name, game.triggers_anywhere)
+            if tested[0]:
+                pieces = self._match_triggers(tested[0], pieces, [self.where[p] for p in pieces], to, True)
+                if not pieces:
+                    return
         if game.limits and self.zone_of(to)[1] is not None:
             limited, kind_of = game.limited_kinds, self.pieces.kind
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule
+                self.limits_unchecked = True
         self.work += len(pieces)
         if self.work > self.work_budget:
             raise LimitExceeded("R509", f"more work in one step than the limit of {self.work_budget} "
@@ -182,8 +185,8 @@ class Board:
                                                self._places(origins, to) if self.carried else None, below)))
         if self.keeps_knowledge:
             knowledge.moved(self, pieces, origins, to)
-        if game.move_triggers:
-            self._match_triggers(pieces, origins, to, False)
+        if game.move_triggers and tested[1]:
+            self._match_triggers(tested[1], pieces, origins, to, False)
 
     def _below_tops(self, pieces: list[int]) -> frozenset[int] | None:
         """The pieces moved out of a `top only` zone from under its top piece (the trace names
@@ -237,6 +240,8 @@ class Board:
             [column + [row[i] for row in rows] for i, column in enumerate(old.columns)],
             by_kind, old.names + names)
         self.where.extend([into] * added)
+        if kind_index in self.game.limited_kinds:
+            self.limits_unchecked = True
         self.dynamic[0].extend([None] * added)
         if kind.is_die:
             self.dynamic[1].extend([None] * added)

@@ -672,6 +672,7 @@ class Compiler(ExpressionCompiler):
                            help="keep the player in a counter of its own, such as `lead_player = player`")
         if any(d.is_error for d in self.diagnostics):
             return None
+        triggers_by_zone, triggers_anywhere = m.triggers_by_zone(tuple(move_triggers), zones)
         return m.GameDef(
             name=game.name, path=self.tree.path, min_players=min_players, max_players=max_players,
             turn_limit=game.turn_limit or 10_000, options=options, attributes=tuple(self.attributes),
@@ -684,7 +685,7 @@ class Compiler(ExpressionCompiler):
             rules=tuple(self.rules),
             procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
-            once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
+            triggers_by_zone=triggers_by_zone, triggers_anywhere=triggers_anywhere, once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             line_tables=self.line_tables,
             order_read_zones=zones_whose_order_is_read(self.tree, self.collection_compares),
             has_secret_zones=any(zone.visibility == "secret" for zone in zones),
@@ -1231,6 +1232,7 @@ class Compiler(ExpressionCompiler):
             for local, kind in (("moved", "pieces"), ("moved_from", "zone"), ("moved_to", "zone")):
                 scope.names[local] = (f"fr[{slots.new(local, kind)}]", kind)
             parts = []
+            target_zones = None
             for node in (when.source, when.to, when.cond):
                 try:
                     if node is None:
@@ -1239,7 +1241,14 @@ class Compiler(ExpressionCompiler):
                         parts.append(self.truth(node, scope, slots))
                     else:
                         self.prelude = []
-                        parts.append(self.function(self.zone_list_code(node, Scope(), slots)))
+                        source = self.zone_list_code(node, Scope(), slots)
+                        whole = "\n".join(self.prelude + [source])
+                        parts.append(self.function(source))
+                        if node is when.to and not re.search(r"st\.counters|\bfr\[", whole):
+                            # a zone's index comes from a zone the code names, or from a piece's
+                            # zone ("*": any zone; so may a counter's or a variable's value)
+                            zones_named = parts[-1].zones_read
+                            target_zones = None if "*" in zones_named else zones_named
                 except CompileError:
                     parts.append(None)
                 except TooDeep:
@@ -1248,7 +1257,7 @@ class Compiler(ExpressionCompiler):
             code.body = when.body
             code.block(when.body, scope)
             trigger = m.TriggerDef(code.rule, self.proc_index[name], parts[0], parts[1], parts[2], when.instead,
-                                   self.hidden_values.trigger_seen_by(when))
+                                   self.hidden_values.trigger_seen_by(when), target_zones if parts[1] else None)
         code.emit(m.OP_RETURN)
         return code.finish(), trigger
 

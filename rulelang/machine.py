@@ -27,7 +27,10 @@ class Machine:
             self._check_limits()
 
     def _check_limits(self) -> None:
-        """`limit N per player`: checked whenever the game waits, after every triggered rule."""
+        """`limit N per player`: checked whenever the game waits, after every triggered rule,
+        if a piece of a kind with a limit went to a player since the last check."""
+        if not self.limits_unchecked:
+            return
         kinds = self.game.kinds
         for kind_index, limit in self.game.limits:
             held: dict[int, list[int]] = {}
@@ -47,6 +50,7 @@ class Machine:
                         help="move the extra one away in a triggered rule: `when move to ZONE of players "
                         "if count(moved_to) > N:`"))
                     raise self.fault
+        self.limits_unchecked = False
 
     def _with_parameters(self, spec: m.ChoiceSpec, slots: list, options: list) -> list:
         """The options of a choice with a parameter: each option with each of its parameter's
@@ -71,13 +75,18 @@ class Machine:
         slots[spec.slot], slots[spec.then.slot] = before
         return pairs
 
-    def _match_triggers(self, pieces: list[int], origins: list[int], to: int, instead: bool) -> list[int]:
-        """Queue the triggered rules this move sets off. Before the move (``instead``), the
-        pieces that `instead` rules take are removed from it; returns the pieces still to move."""
+    def _match_triggers(self, indices: tuple[int, ...], pieces: list[int], origins: list[int], to: int,
+                        instead: bool) -> list[int]:
+        """Queue the triggered rules this move sets off, among those at ``indices`` (the move
+        triggers that a move into this zone may set off, all `instead` or none). Before the
+        move (``instead``), the pieces that `instead` rules take are removed from it; returns
+        the pieces still to move."""
         running = {frame[0] for frame in self.frames}
         procedures = self.game.procedures
-        for index, trigger in enumerate(self.game.move_triggers):
-            if trigger.instead != instead or trigger.procedure in running:
+        triggers = self.game.move_triggers
+        for index in indices:
+            trigger = triggers[index]
+            if trigger.procedure in running:
                 continue  # a rule never triggers itself
             if trigger.targets is not None and to not in trigger.targets(self, []):
                 continue

@@ -224,6 +224,8 @@ class TriggerDef:
     cond: Evaluator | None     # sees moved, moved_from, moved_to in slots 0-2
     instead: bool
     seen_by: str = "all"       # who sees its `triggered:` line (HiddenValues.trigger_seen_by)
+    # The names of the zones its `to` may name (from the zones its code names), None: any zone
+    target_zones: frozenset[str] | None = None
 
 
 @attrs.frozen
@@ -305,6 +307,12 @@ class GameDef:
     shown: tuple[Shown, ...] = ()  # `show` declarations, in file order
     step_limit: int = 200_000
     move_triggers: tuple[TriggerDef, ...] = ()
+    # The move triggers a move into a zone may set off, by the zone's name: (those tested
+    # before the move, `instead`; those after it), indices into `move_triggers` in order. A
+    # zone not named here may set off `triggers_anywhere` only (those whose `to` is not known
+    # from the syntax, or that have none).
+    triggers_by_zone: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = attrs.field(factory=dict, repr=False)
+    triggers_anywhere: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     once_scopes: tuple[str, ...] = ()  # per once id: "turn", "round" or "game"
     limits: tuple[tuple[int, int], ...] = ()  # (kind index, most a player may hold)
     limited_kinds: frozenset[int] = frozenset()
@@ -346,6 +354,18 @@ class GameDef:
         from .runtime import initial_state
 
         return initial_state(self, self.min_players if players is None else players, trace)
+
+
+def triggers_by_zone(triggers: tuple[TriggerDef, ...], zones: tuple[ZoneDef, ...]) -> tuple[dict, tuple]:
+    """`GameDef.triggers_by_zone` and `triggers_anywhere` of these move triggers."""
+    def split(indices):
+        return (tuple(i for i in indices if triggers[i].instead), tuple(i for i in indices if not triggers[i].instead))
+
+    anywhere = [i for i, t in enumerate(triggers) if t.target_zones is None]
+    by_zone = {zone.name: split(sorted(anywhere + [i for i, t in enumerate(triggers)
+                                                   if t.target_zones is not None and zone.name in t.target_zones]))
+               for zone in zones}
+    return by_zone, split(anywhere)
 
 
 def counter_places(counters: tuple[CounterDef, ...]) -> tuple[tuple[int, int], ...]:

@@ -278,6 +278,7 @@ class State(Board, Machine, Views):
     # views do not change.
     tallies: Mapping[tuple[str, Any], int] = MappingProxyType({})
     limit_rule = -1  # the rule that last moved a piece of a kind with a limit
+    limits_unchecked = False  # a piece of a kind with a limit went to a player since the last check
     idle = 0  # decisions and rolls since a turn last began (R510)
     # `count_rules()`: how often each triggered rule ran and each labelled option was
     # chosen, kept only when a driver asks (statistics without the trace)

@@ -4,6 +4,7 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
+import attrs
 import pytest
 
 import rulelang
@@ -449,3 +450,33 @@ def test_one_roll_of_several_cups_rolls_each_cup_on_its_own(tmp_path):
     cups = [state.zone_index("cup", seat) for seat in range(2)]
     assert [state.dynamic[1][state.zones[cup][0]] for cup in cups] == [6, 1]
     assert state.winners == [0]
+
+
+TRIGGER_GAMES = sorted(path for folder in ("games", "tests/language", "tests/scenarios", "examples")
+                       for path in (GAMES.parent / folder).rglob("*.rules") if "when move" in path.read_text())
+
+
+@pytest.mark.parametrize("path", TRIGGER_GAMES, ids=lambda p: p.name)
+def test_move_triggers_by_zone_play_as_testing_every_trigger(path):
+    """`GameDef.triggers_by_zone` only skips triggers that cannot match: with every trigger
+    tested at every move, the same random games play alike, step for step."""
+    try:
+        game = rulelang.load(path)
+    except rulelang.RulesError:
+        pytest.skip("a file that does not load (a diagnostics test)")
+    every = tuple(range(len(game.move_triggers)))
+    split = (tuple(i for i in every if game.move_triggers[i].instead),
+             tuple(i for i in every if not game.move_triggers[i].instead))
+    plain = attrs.evolve(game, triggers_by_zone={}, triggers_anywhere=split)
+    assert game.triggers_by_zone, "a game with move triggers indexes them by zone"
+    for seed in range(3):
+        states = []
+        for each in (game, plain):
+            try:
+                states.append(play(each.new_initial_state(each.min_players), random.Random(seed)))
+            except RuntimeFault as fault:
+                states.append(str(fault))
+        if isinstance(states[0], str) or isinstance(states[1], str):
+            assert states[0] == states[1]
+        else:
+            assert states[0].history == states[1].history and states[0].returns() == states[1].returns()
