@@ -150,8 +150,10 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     (`shown where count(tray, face == it) >= 4`: `it` is a die of `tray`, not the item of
     `shown`), which is rarely what was meant. To compare with the outer item, pass it to a
     define: `define how_many(dice, f) = count(dice, face == f)`, then
-    `shown where how_many(tray, it) >= 4`. An `it` compared with a constant (`it == none`,
-    `it > 0`) is not warned about: it can only mean the inner item."""
+    `shown where how_many(tray, it) >= 4`. Where the inner item is meant, say so the same way:
+    `define short(p) = all([left of p, right of p], count(it) <= 3)`, then
+    `all(players, short(it))`. An `it` compared with a constant (`it == none`, `it > 0`) is not
+    warned about: it can only mean the inner item."""
     defines = {item.name for item in tree.items if isinstance(item, n.DefineDecl)}
 
     def against_a_constant(node, scopes) -> bool:  # `count(sheet of it, it == none)`: the inner item
@@ -162,8 +164,9 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
             continue
         inner, outer = scopes[-1], scopes[-2]
         yield Diagnostic("W408", f"`it` here is the item of the inner {inner}, not of the {outer} around it",
-                         name.span, help="to use the outer item, pass it to a define: "
-                         "`define how_many(dice, f) = count(dice, face == f)`, then `how_many(tray, it)`")
+                         name.span, help=f"to say which item is meant, move the inner {inner} into a define "
+                         f"that takes the outer item, `define NAME(x) = ...`: there `x` is the outer item and `it` "
+                         f"the inner one; then write `NAME(it)` in its place")
 
 
 def _in_item_scopes(node, scopes: list[str], defines: set[str], skip=None) -> Iterator[tuple[n.Name, list[str]]]:

@@ -308,6 +308,15 @@ _MISTAKES = {
         "turn:\n  for each x in z sorted by number:\n    pass\n",
         "turn:\n  for each x in z sorted:\n    pass\n",
     ],
+    "a kind is declared with `:` and a block under it: `token chip:`, then, indented, `count 1` for one "
+    "piece (or `one for each ...`, `count N`, attributes)": [
+        *(f"{kind} t\n" for kind in ("tile", "card", "token", "piece")),
+        *(f"{kind} t\n\nzone z: shared pile, public\n" for kind in ("tile", "card", "token", "piece")),
+    ],
+    "a kind's block needs at least one line, indented under it: `count 1` for one piece, `one for each "
+    "...`, `count N`, or its attributes": [
+        *(f"{kind} t:\n\nzone z: shared pile, public\n" for kind in ("tile", "card", "token", "piece")),
+    ],
     "a `:` is missing at the end of the line that opens this block": [
         "setup\n  pass\n",
         "turn\n  rule x:\n    pass\n",
