@@ -777,7 +777,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                         + "; ".join(before)))
     print(f"value of best play: {number(result.value)}")
     if result.sees_hidden:
-        print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden))))
+        others_decide = any(node[1] == "min" for node in result.nodes.values())
+        print(printable(SEES_HIDDEN.format(", ".join(f"`{name}`" for name in result.sees_hidden),
+                                           OTHERS_SEE_TOO if others_decide else UPPER_BOUND)))
     print(f"{result.states:,} states valued in {seconds:.2f} s")
     if policy:
         print(f"\nbest play, decision by decision, the {args.top} likeliest situations of each (chance of "
@@ -820,8 +822,12 @@ class _AnalysisProgress:
 
 
 SEES_HIDDEN = ("note: the rules may read what some seat does not see ({}), and the analysis sees everything: "
-               "where a decision depends on it, this is the value of play that sees it (for the player, "
-               "an upper bound on best play), and the policy may use it")
+               "where a decision depends on it, this is the value of play that sees it ({}), and the policy "
+               "may use it")
+UPPER_BOUND = "for the player, an upper bound on best play"
+# other seats decide in the turn, and see what the player hides: seeing helps both sides
+OTHERS_SEE_TOO = ("other players decide in this turn too, and are valued as seeing everything as well, so the "
+                  "value is no bound on best play either way")
 
 
 def resolve_bots(game: GameDef, players: int | None, bots_arg: str | None) -> list[str]:

@@ -187,12 +187,21 @@ def test_a_turn_whose_rules_read_what_a_seat_cannot_see_says_so():
     code, out, _ = run_cli("analyze", str(ROOT / "tests" / "hidden_games" / "guess_die.rules"))
     assert code == 0 and "value of best play: 1.0000" in out
     assert "note: the rules may read what some seat does not see (`cup`)" in out
+    assert "for the player, an upper bound on best play" in out  # the player alone decides
     code, out, _ = run_cli("analyze", str(ROOT / "tests" / "hidden_games" / "guess_die.rules"), "--format", "json")
     assert json.loads(out)["reads_unseen"] == ["cup"]
     code, out, _ = run_cli("analyze", TWO_ROLLS, "--format", "json")
     assert json.loads(out)["reads_unseen"] == []
     game = rulelang.load(PICKOMINO)  # its hidden zone, the tiles turned face down, is never read
     assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
+
+
+def test_a_turn_where_another_player_reads_the_hidden_says_the_value_is_no_bound():
+    # Player 2 guesses the card player 1 hid: seeing it too, player 2 is always right, so the
+    # value (0) is below honest play's (player 2 guesses wrong half the time): no upper bound.
+    code, out, _ = run_cli("analyze", str(ROOT / "tests" / "language" / "analyze_hide_and_guess.rules"))
+    assert code == 0 and "value of best play: 0" in out
+    assert "no bound on best play either way" in out and "an upper bound" not in out
 
 
 def test_a_hidden_counter_no_rule_reads_hides_nothing_from_the_analysis(tmp_path):
