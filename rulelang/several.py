@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .codegen import _items, piece_key
-from .engine_values import SEE_PIECES
+from .engine_values import SEE_PIECES, _value_text
 
 HIDDEN = "hidden"  # the key of a piece the chooser does not see: never alike to another
 
@@ -27,13 +27,15 @@ def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> 
     whether the cards are alike."""
     for bound in (low, high):
         if bound.__class__ is not int:
-            raise ValueError(f"a number of pieces to choose must be a number, not {bound!r}")
+            raise ValueError(f"`... of them` needs whole numbers of pieces, not {_value_text(bound)}")
     if not 0 <= low <= high:
-        raise ValueError(f"cannot choose from {low} to {high} pieces")
+        raise ValueError(f"`{low} to {high} of them` is no number of pieces to choose: the least must be 0 "
+                         "or more, and no more than the most" if low != high else
+                         f"`{low} of them` is no number of pieces to choose: it must be 0 or more")
     runs: dict[Any, list[int]] = {}
     for p in _items(st, pieces):
         if p.__class__ is not int:
-            raise ValueError("a choice of several pieces needs pieces; one of its options is not a piece")
+            raise ValueError("`choose ... of them` needs pieces; one of its options is not a piece")
         seen = chooser is None or st.sight(st.where[p], chooser) == SEE_PIECES
         runs.setdefault(piece_key(st, p) if seen else (HIDDEN, p), []).append(p)
     pool = [p for run in runs.values() for p in run]

@@ -43,3 +43,14 @@ def test_every_group_once(low: int, high: int) -> None:
     seen: list = []
     _groups(_ready(low, high), seen)
     assert Counter(seen) == Counter(expected)  # each group reached, and by one chain only
+
+
+@pytest.mark.parametrize(("low", "high", "said"), [
+    (3, 2, "`3 to 2 of them` is no number of pieces to choose: the least must be 0 or more, and no more than "
+           "the most"),
+    (6, 0, "`6 to 0 of them` is no number of pieces to choose"),
+])
+def test_a_number_of_pieces_that_is_no_range_says_which(low: int, high: int, said: str) -> None:
+    with pytest.raises(rulelang.RuntimeFault) as fault:
+        _ready(low, high)
+    assert said in fault.value.diagnostic.message and fault.value.diagnostic.code == "R503"
