@@ -1560,7 +1560,7 @@ class _Code:
                 self.error("E201", f"a count needs a number, not {a_kind(counted.kind)}", stmt.count)
                 raise CompileError
             count = self.compiler.function(counted.code)
-        self.emit(m.OP_DRAW, m.DrawSpec(count, source_function, to_function))
+        self.emit(m.OP_DRAW, m.DrawSpec(count, source_function, to_function, stmt.up_to))
 
     def _s_Shuffle(self, stmt, scope):
         self.compiler.prelude = []

@@ -330,10 +330,12 @@ class Machine:
                     if count.__class__ is not int or count < 0:
                         raise RuntimeFault(self._diagnostic("R503", f"`draw` needs a count of 0 or more, not "
                                                             f"{_value_text(count)}"))
+                    source = a.source(self, slots) if count or a.up_to else None
+                    if a.up_to:
+                        count = min(count, len(self.zones[source]))
                     if count == 0:
                         pc += 1
                         continue
-                    source = a.source(self, slots)
                     if not self.zones[source]:
                         raise RuntimeFault(self._diagnostic(
                             "R507", f"nothing to draw: {self.zone_name(source)} is empty"))

@@ -187,6 +187,7 @@ class DrawSpec:
     count: Evaluator
     source: Evaluator
     to: Evaluator
+    up_to: bool = False  # as many as the source holds, if fewer than the count (no fault R507)
 
 
 @attrs.frozen

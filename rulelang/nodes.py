@@ -169,12 +169,13 @@ class Roll(Node):
 
 @attrs.frozen
 class Draw(Node):
-    """``draw [count] from zone to zone``: chance nodes, each moving one piece of the source,
-    picked at random (every piece there equally likely), to the target."""
+    """``draw [up to] [count] from zone to zone``: chance nodes, each moving one piece of the
+    source, picked at random (every piece there equally likely), to the target."""
 
     count: Node | None
     source: Node
     to: Node
+    up_to: bool = False  # `draw up to N`: as many as the source holds, if fewer
 
 
 @attrs.frozen

@@ -1111,6 +1111,10 @@ class AstBuilder(Transformer):
             count = n.Literal(self._int(count), span=self._tok_span(count))
         return n.Draw(count, source, to, span=self._span(meta))
 
+    def draw_up_to(self, meta, children):
+        drawn = self.draw_stmt(meta, children)
+        return attrs.evolve(drawn, up_to=True)
+
     def shuffle_stmt(self, meta, children):
         return n.Shuffle(children[0], span=self._span(meta))
 

@@ -1,6 +1,7 @@
 """Engine-level checks that do not fit the data-driven suites."""
 
 import random
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -480,3 +481,30 @@ def test_move_triggers_by_zone_play_as_testing_every_trigger(path):
             assert states[0] == states[1]
         else:
             assert states[0].history == states[1].history and states[0].returns() == states[1].returns()
+
+
+def test_draw_up_to_takes_what_the_source_holds():
+    """`draw up to N` draws N, or every piece left when fewer; `draw N` from too few is R507."""
+    game = rulelang.load(GAMES.parent / "tests" / "language" / "draw_up_to.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(3)
+    drawn_late = []
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+            continue
+        deck = len(state.zones[state.zone_index("deck")])
+        state.apply_action(rng.choice(state.legal_actions()))
+        while state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        if deck < 1:
+            drawn_late.append(len(state.zones[state.zone_index("deck")]))
+    assert state.returns() and drawn_late  # turns with the deck empty drew nothing, and no fault
+    plain = GAMES.parent / "tests" / "language" / "draw_up_to.rules"
+    text = plain.read_text().replace("draw up to (3 - count(hand of player))", "draw (3 - count(hand of player))")
+    path = Path(tempfile.mkdtemp()) / "draw_exactly.rules"
+    path.write_text(text)
+    state = rulelang.load(path).new_initial_state(2)
+    with pytest.raises(RuntimeFault) as fault:
+        play(state, random.Random(3))
+    assert fault.value.diagnostic.code == "R507"
