@@ -469,12 +469,18 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
     player of the latest turn (player 1 before the first turn), not each player in turn: a
     trick won in the `round` section of a game without turns goes to player 1 every time. For
     every player, write `for each p in players:` and use `p`; for a player the round picked
-    (the leader of a trick), keep it in a counter (`counter leader: shared = seat(0)`)."""
+    (the leader of a trick), keep it in a counter (`counter leader: shared = seat(0)`). So does
+    a choice there without `by`: the player of the latest turn makes it; say who with `by`."""
     for item in tree.items:
         if not (isinstance(item, n.Section) and item.kind in ("setup", "round")):
             continue
         for node in walk(item.body):
-            if isinstance(node, n.Name) and node.id == "player":
+            if isinstance(node, (n.Choose, n.ChooseBranch, n.May)) and node.chooser is None:
+                yield Diagnostic("W412", f"a choice in the `{item.kind}` section without `by` is made by the player "
+                                 "of the latest turn (player 1 before the first turn), not by a player the section "
+                                 "names", node.span, help="say who chooses: `by seat(0)`, a counter that holds a "
+                                 "player (`by leader`), or, for each player, `for each p in players:` and `by p`")
+            elif isinstance(node, n.Name) and node.id == "player":
                 yield Diagnostic("W412", f"`player` in the `{item.kind}` section is the player of the latest turn "
                                  "(player 1 before the first turn), not each player", node.span,
                                  help="for every player, write `for each p in players:` and use `p`")

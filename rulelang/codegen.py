@@ -1124,6 +1124,8 @@ class ExpressionCompiler:
         return Expr("[]", "values", True)
 
     def _x_ListExpr(self, node, scope, slots):
+        # (the tree lives while it compiles: the ids of its nodes stay theirs)
+        self._list_items = getattr(self, "_list_items", set()) | {id(i) for i in node.items if isinstance(i, n.Name)}
         parts = [self.code(item, scope, slots) for item in node.items]
         kinds = {p.kind for p in parts} - {"none"}  # (a `none` item is left out)
         if "piece" in kinds and kinds - {"piece", "any"}:
@@ -1249,7 +1251,12 @@ class ExpressionCompiler:
                        help=f"a variable lasts to the end of the block it is set in; to use `{name}` after it, set "
                        f"it before the block (`let {name} = none`) and change it inside (`{name} = ...`)")
             raise CompileError
-        self.error("E101", f"unknown name `{name}`", node, help=self.suggest(name, lambda: self._known_names(scope)))
+        close = self.suggest(name, lambda: self._known_names(scope))
+        if close is None and id(node) in getattr(self, "_list_items", ()):
+            # `[red, blue]`: bare words are labels in declarations only
+            close = (f'for a label, write it in quotes: `"{name}"` (a bare word is a label only in `faces`, '
+                     "`one for each` and tables)")
+        self.error("E101", f"unknown name `{name}`", node, help=close)
         raise CompileError
 
     def _texts_of_pieces(self) -> set[str]:

@@ -234,7 +234,9 @@ def _tallies_report(tallies: Counter, games: int) -> dict:
 def format_report(r: dict) -> str:
     """The simulate report as text tables."""
     options = printable(", ".join(f"{k}={v}" for k, v in r["options"].items())) or "defaults"
-    lines = [f"{printable(r['game'])}: {r['games']} games, {r['players']} players, seeds {r['seed']}.."
+    games = f"{r['games']} game{'s' if r['games'] != 1 else ''}"
+    players = f"{r['players']} player{'s' if r['players'] != 1 else ''}"
+    lines = [f"{printable(r['game'])}: {games}, {players}, seeds {r['seed']}.."
              f"{r['seed'] + r['games'] - 1}, options: {options}"]
     if r["finished"] and not r["max_turns"]:  # a game played in rounds alone has no turns
         lines.append(f"average rounds: {r['average_rounds']:.1f}")
