@@ -331,6 +331,25 @@ class Board:
         if self.keeps_knowledge:
             knowledge.revealed(self, pieces, seat)
 
+    def reveal_to_each(self, pieces: list, seats: list, rule: int) -> None:
+        """`reveal ... to` a list of players: to each in turn, a line each; to every player of
+        the game, one line that every viewer reads, spectators too (the table sees it)."""
+        seats = [self.turn_start(seat, "`reveal ... to`") for seat in seats]
+        if len(seats) < self.n or set(seats) != set(range(self.n)):
+            for seat in seats:
+                self.reveal(pieces, seat, rule)
+            return
+        if not pieces:
+            return
+        if self.tracing:
+            where = self.where
+            zones = [where[p] for p in pieces]
+            self.events.append((rule, "reveal", (tuple(pieces), zones, None, [self.dynamic[0][p] for p in pieces],
+                                                 self._places(zones) if self.carried else None)))
+        if self.keeps_knowledge:
+            for seat in range(self.n):
+                knowledge.revealed(self, pieces, seat)
+
     def turn_start(self, seat: Any, what: str = "`starting with`") -> int:
         """The seat a `starting with` (or ``what``) names (a number wraps around, as `seat(i)` does)."""
         if seat.__class__ is not int:

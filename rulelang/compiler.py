@@ -1616,10 +1616,7 @@ class _Code:
             raise CompileError
         who = self.code_of(stmt.to, scope)
         if who.kind == "players":  # `reveal c to others`: to each of them, in order
-            pieces, seat = self.compiler.fresh("r"), self.compiler.fresh("s")
-            self.line(f"{pieces} = {self._copied(self._pieces_source(what))}")
-            self.line(f"for {seat} in {who.code}:")
-            self.line(f"    st.reveal({pieces}, {seat}, {self.rule})")
+            self.line(f"st.reveal_to_each({self._copied(self._pieces_source(what))}, {who.code}, {self.rule})")
             return
         if who.kind not in ("player", "int", "any"):
             self.error("E201", f"`reveal ... to` needs a player or a list of players, not {a_kind(who.kind)}",

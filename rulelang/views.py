@@ -543,11 +543,11 @@ class Views:
             pieces, zones, seat, labels = payload[:4]
             places = payload[4] or {} if len(payload) > 4 else {}
             names = sorted({self.zone_name(z, viewer, places) for z in zones})
-            if viewer == "all" or viewer == seat:
+            if viewer == "all" or viewer == seat or seat is None:  # (None: every player, the table)
                 what = self.describe_group(list(pieces), labels)
             else:  # named only where this viewer sees them anyway
                 what = self._moved_text(pieces, zones, zones[0], labels, viewer)
-            text = f"player {seat + 1} sees {what} in {', '.join(names)}"
+            text = f"{'every player' if seat is None else f'player {seat + 1}'} sees {what} in {', '.join(names)}"
         elif kind == "roll":
             if self.game.has_secret_zones and self._sees_none_of(viewer, *{zone for _, _, zone in payload}):
                 return ""  # dice rolled where the viewer sees nothing: a line would count the rolls

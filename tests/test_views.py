@@ -367,9 +367,9 @@ def _event_facts(state, seat, start):
         elif kind == "trigger":
             moved, source, to = payload[:3]
             out.append(("trigger", to, pieces_seen(moved, [source], to)))
-        elif kind == "reveal":  # the pieces, to the player they are shown to; as for a move to the others
-            pieces, zones, shown_to = payload[:3]
-            out.append(("reveal", shown_to, [state.describe_piece(p) for p in pieces] if shown_to == seat
+        elif kind == "reveal":  # the pieces, to the player they are shown to (None: every player); as
+            pieces, zones, shown_to = payload[:3]  # for a move to the others
+            out.append(("reveal", shown_to, [state.describe_piece(p) for p in pieces] if shown_to in (seat, None)
                         else pieces_seen(pieces, zones, zones[0])))
         elif kind == "roll":
             out.append(("roll", [label for _, label, zone in payload if _sight(state, zone, seat) == "pieces"]))
