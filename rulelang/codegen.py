@@ -1795,6 +1795,10 @@ class ExpressionCompiler:
     def _x_Binary(self, node, scope, slots):
         left = self.code(node.left, scope, slots)
         right = self.code(node.right, scope, slots)
+        if node.op == "+" and "any" in (left.kind, right.kind) and {left.kind, right.kind} & {"piece", "pieces"}:
+            # a value of any kind and pieces: no number, so a collection (`let group = empty`, then
+            # `group = [top(deck)]`: `group + bottom(deck)`)
+            return Expr(f"_concat(st, {self.as_list(left)}, {self.as_list(right)})", "any", True)
         if node.op == "+" and (left.kind in COLLECTIONS or right.kind in COLLECTIONS):
             kinds = {collection_type(left.kind), collection_type(right.kind)} - {"values"}
             kind = kinds.pop() if len(kinds) == 1 else "values"

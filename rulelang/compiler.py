@@ -195,9 +195,6 @@ _NO_PIECE_KINDS = frozenset(("int", "bool", "str", "label", "player", "players",
 _BUILTIN_ATTRIBUTES = {"face": "the face a die shows (none on other pieces)",
                        "kind": "the name of its kind (`domino`, `d6`)"}
 
-_LISTS = ("pieces", "values", "players")  # collections a variable may hold, of one kind or any
-
-
 class Compiler(ExpressionCompiler):
     """Compiles one merged RulesFile (variants already applied) with given option values."""
 
@@ -1711,10 +1708,7 @@ class _Code:
                 if value.kind != local[1] and value.kind != "none":
                     # `let c = none` then `c = first(hand)`: from here on c is a piece (and a
                     # variable given two different types is read as any value)
-                    # (two kinds of collection: a collection still, of any values, so that `+`
-                    # joins it: `let group = empty`, then `group = [top(deck)]`)
-                    scope.retype(target.name, value.kind if local[1] == "none" else
-                                 "values" if local[1] in _LISTS and value.kind in _LISTS else "any")
+                    scope.retype(target.name, value.kind if local[1] == "none" else "any")
                 if where.startswith("fr["):
                     self.slots.note(int(where[3:-1]), value.kind)
                     self.public_choices.pop(int(where[3:-1]), None)
