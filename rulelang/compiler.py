@@ -1267,7 +1267,9 @@ _SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminat
 # Statements whose expressions all become lines (or Python blocks of lines): a define's value
 # is kept for the rest of a statement function from them (`define_uses`).
 _LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
-_CHEAP_CODE = re.compile(r"^(?:\(*[\w.]+(?:\[\w+\])*\)*|\[(?:[\w.]+(?:\[\w+\])*(?:, (?=\w))?)*\])$")
+# (one way only to split a list into its items: nested repeats that could split a long name in
+# any number of ways took seconds to fail on a list that is not cheap)
+_CHEAP_CODE = re.compile(r"^(?:\(*[\w.]+(?:\[\w+\])*\)*|\[(?:[\w.]+(?:\[\w+\])*(?:, [\w.]+(?:\[\w+\])*)*)?\])$")
 _PY_LOOP = "python loop"  # in `loop_ends`: the loop is a Python loop, `break` is Python's
 # Deeper blocks stay instructions: Python allows 100 levels of indentation and 20 loops.
 _MAX_DEPTH, _MAX_LOOPS = 40, 12
