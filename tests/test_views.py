@@ -19,7 +19,8 @@ from rulelang.diagnostics import RuntimeFault
 ROOT = Path(__file__).resolve().parent.parent
 # Games by designers new to rulelang that hide something (tests/scenarios/designer-games)
 DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale", "go-fish", "hanabi", "hearts",
-                   "incan-gold", "love-letter", "no-thanks", "perudo", "skull", "sushi-go")
+                   "incan-gold", "love-letter", "no-thanks", "perudo", "skull", "sushi-go",
+                   "scopa", "the-game", "mastermind", "memory")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
