@@ -749,7 +749,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             return str(value) if isinstance(value, Fraction) else value
         if isinstance(value, Fraction):
             return f"{value} (~{float(value):.4f})" if value.denominator != 1 else str(value)
-        return f"{value:.4f}" if isinstance(value, float) else str(value)
+        # (a number the objective gave as a whole one is shown as the others are)
+        if isinstance(value, float) or (not args.exact and isinstance(value, int) and not isinstance(value, bool)):
+            return f"{value:.4f}"
+        return str(value)
 
     where = f"round {state.round_number}" + (f", turn {state.turn_number}" if state.turn_number else "")
     if args.format == "json":
