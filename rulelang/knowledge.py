@@ -423,6 +423,7 @@ GIVE_UP = 1       # samples in a row with no replay that fits, before a view onl
 DEEP_SEARCH = 20  # times SEARCH_TRIES, for a state a redeal cannot follow (``private_values``)
 CHAIN_PATHS = 4  # paths moved about for such a state when no replay fits (``SeatView._moved_sample``)
 CHAIN_MOVES = 50  # moves of those paths in one sample
+CHAIN_MOVES_ON = 10  # in a later sample of the same view, when every path kept fits already
 RUN = -100  # the mover of a step of ``Seen`` that stands for any number of chance steps the seat saw nothing of
 
 
@@ -788,8 +789,12 @@ class SeatView:
 
         if self.__chains is None:
             self.__chains = chains.Chains()
-        found = chains.worlds(self.__steps, self.seat, self.__chains, CHAIN_PATHS,
-                              CHAIN_MOVES * max(1, len(self.__steps.steps)), rng, closest=True)
+        kept = self.__chains
+        # paths that fit already need fewer moves to part from the samples drawn before
+        moves = CHAIN_MOVES_ON if kept.misfits and not any(kept.misfits) and kept.continues(self.__steps) \
+            else CHAIN_MOVES
+        found = chains.worlds(self.__steps, self.seat, kept, CHAIN_PATHS,
+                              moves * max(1, len(self.__steps.steps)), rng, closest=True)
         if not found:
             return None
         pick, game = rng.random(), found[-1][0]
