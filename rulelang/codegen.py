@@ -1795,9 +1795,10 @@ class ExpressionCompiler:
     def _x_Binary(self, node, scope, slots):
         left = self.code(node.left, scope, slots)
         right = self.code(node.right, scope, slots)
-        if node.op == "+" and "any" in (left.kind, right.kind) and {left.kind, right.kind} & {"piece", "pieces"}:
-            # a value of any kind and pieces: no number, so a collection (`let group = empty`, then
-            # `group = [top(deck)]`: `group + bottom(deck)`)
+        if node.op == "+" and {left.kind, right.kind} & {"piece", "pieces"} and \
+                (self._only_collections(left, slots) or self._only_collections(right, slots)):
+            # a variable that has only ever held collections, of two kinds (so its kind is any):
+            # `let group = empty`, then `group = [top(deck)]`: `group + bottom(deck)` joins them
             return Expr(f"_concat(st, {self.as_list(left)}, {self.as_list(right)})", "any", True)
         if node.op == "+" and (left.kind in COLLECTIONS or right.kind in COLLECTIONS):
             kinds = {collection_type(left.kind), collection_type(right.kind)} - {"values"}
@@ -1809,6 +1810,13 @@ class ExpressionCompiler:
             return Expr(f"_mul(st, {left.code}, {right.code})", "int", left.safe and right.safe)
         op = "//" if node.op == "/" else node.op
         return Expr(f"({left.code} {op} {right.code})", "int", left.safe and right.safe)
+
+    @staticmethod
+    def _only_collections(e: Expr, slots) -> bool:
+        """Whether ``e``, of any kind, is a variable that has only ever been given collections."""
+        slot = re.fullmatch(r"fr\[(\d+)\]", e.code) if e.kind == "any" and slots is not None else None
+        given = slots.kinds.get(int(slot.group(1)), set()) - {"none"} if slot else set()
+        return bool(given) and given <= {"pieces", "values", "players"}
 
     def _x_Index(self, node, scope, slots):
         if self.keyed_counter(node, scope) is not None:
