@@ -320,16 +320,7 @@ class Board:
     def reveal(self, pieces: list, who: Any, rule: int) -> None:
         """`reveal`: one player sees ``pieces`` where they lie; the trace tells the others that
         they did (which pieces, only as far as they see them)."""
-        seat = self.turn_start(who, "`reveal ... to`")
-        if not pieces:
-            return
-        where = self.where
-        zones = [where[p] for p in pieces]
-        if self.tracing:
-            self.events.append((rule, "reveal", (tuple(pieces), zones, seat, [self.dynamic[0][p] for p in pieces],
-                                                 self._places(zones) if self.carried else None)))
-        if self.keeps_knowledge:
-            knowledge.revealed(self, pieces, seat)
+        self._reveal(pieces, self.turn_start(who, "`reveal ... to`"), rule)
 
     def reveal_to_each(self, pieces: list, seats: list, rule: int) -> None:
         """`reveal ... to` a list of players: to each in turn, a line each; to every player of
@@ -337,18 +328,21 @@ class Board:
         seats = [self.turn_start(seat, "`reveal ... to`") for seat in seats]
         if len(seats) < self.n or set(seats) != set(range(self.n)):
             for seat in seats:
-                self.reveal(pieces, seat, rule)
+                self._reveal(pieces, seat, rule)
             return
+        self._reveal(pieces, None, rule)
+
+    def _reveal(self, pieces: list, seat: int | None, rule: int) -> None:
+        """``pieces`` shown to ``seat`` (None: to every player), its trace line and what it tells."""
         if not pieces:
             return
         if self.tracing:
-            where = self.where
-            zones = [where[p] for p in pieces]
-            self.events.append((rule, "reveal", (tuple(pieces), zones, None, [self.dynamic[0][p] for p in pieces],
+            zones = list(map(self.where.__getitem__, pieces))
+            self.events.append((rule, "reveal", (tuple(pieces), zones, seat, [self.dynamic[0][p] for p in pieces],
                                                  self._places(zones) if self.carried else None)))
         if self.keeps_knowledge:
-            for seat in range(self.n):
-                knowledge.revealed(self, pieces, seat)
+            for shown_to in range(self.n) if seat is None else (seat,):
+                knowledge.revealed(self, pieces, shown_to)
 
     def turn_start(self, seat: Any, what: str = "`starting with`") -> int:
         """The seat a `starting with` (or ``what``) names (a number wraps around, as `seat(i)` does)."""

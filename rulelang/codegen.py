@@ -832,6 +832,8 @@ class ExpressionCompiler:
         self.bound: list[str] = []
         self.define_params: list[str] = []  # a define's arguments, passed to its lambda: never hoisted
         self.prelude: list[str] = []
+        # the names written as items of a list (`[red, blue]`), by node id: E101's help for a label
+        self._list_items: set[int] = set()
         self.namespace: dict[str, Any] = dict(HELPERS)
         self.namespace["K"] = self.constants
         self.namespace["_U"] = UNSET
@@ -1125,7 +1127,7 @@ class ExpressionCompiler:
 
     def _x_ListExpr(self, node, scope, slots):
         # (the tree lives while it compiles: the ids of its nodes stay theirs)
-        self._list_items = getattr(self, "_list_items", set()) | {id(i) for i in node.items if isinstance(i, n.Name)}
+        self._list_items.update(id(i) for i in node.items if isinstance(i, n.Name))
         parts = [self.code(item, scope, slots) for item in node.items]
         kinds = {p.kind for p in parts} - {"none"}  # (a `none` item is left out)
         if "piece" in kinds and kinds - {"piece", "any"}:
@@ -1252,7 +1254,7 @@ class ExpressionCompiler:
                        f"it before the block (`let {name} = none`) and change it inside (`{name} = ...`)")
             raise CompileError
         close = self.suggest(name, lambda: self._known_names(scope))
-        if close is None and id(node) in getattr(self, "_list_items", ()):
+        if close is None and id(node) in self._list_items:
             # `[red, blue]`: bare words are labels in declarations only
             close = (f'for a label, write it in quotes: `"{name}"` (a bare word is a label only in `faces`, '
                      "`one for each` and tables)")
