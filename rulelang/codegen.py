@@ -34,6 +34,14 @@ DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
 
+@attrs.frozen
+class _Keyed:
+    """What ``counter_key`` reads of a declaration with keys."""
+
+    name: str
+    keys: tuple
+
+
 class CompileError(Exception):
     """Raised to abandon one expression after its diagnostic was recorded."""
 
@@ -1103,6 +1111,10 @@ class ExpressionCompiler:
         if isinstance(node, n.Of) and isinstance(node.right, n.Name) and node.right.id == "player" and \
                 scope.lookup("player") is None:
             node = node.left
+        if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and node.obj.id in self.zone_families:
+            node = node.obj  # one zone of a declaration with keys
+        elif isinstance(node, n.Name) and node.id in self.zone_families:
+            return False  # a list of zones
         return isinstance(node, n.Name) and scope.lookup(node.id) is None and node.id in self.zones and \
             self.zones[node.id].sort_key == "number"
 
@@ -1203,6 +1215,14 @@ class ExpressionCompiler:
             self.define_uses.append((name, e.code))
             e = Expr(f"@D{len(self.define_uses) - 1}@", e.kind, e.safe)
             return self._hoist(e) if self.bound and e.kind in ("values", "pieces", "players", "int", "zones") else e
+        if name in self.zone_families:
+            keys, members = self.zone_families[name]
+            if members[0].per_player:
+                self.error("E202", f"`{name}` is a zone of each player, one per key; say whose", node,
+                           help=f"write `{name}[{shown(keys[0])}] of player` for one, or `{name} of player` "
+                           "for the list of them")
+                raise CompileError
+            return Expr(f"[{', '.join(map(self.zone_mark, members))}]", "zonelist", True)
         if name in self.zones:
             zone = self.zone_defs[name]
             if zone.per_piece:
@@ -1466,6 +1486,10 @@ class ExpressionCompiler:
         left = node.left
         if self.keyed_counter(left, scope) is not None:
             return self._counter_entry_expr(left, node.right, scope, slots)
+        if self.zone_family(left, scope) is not None:
+            return self._zone_of_key(left, node.right, scope, slots)
+        if isinstance(left, n.Name) and left.id in self.zone_families and scope.lookup(left.id) is None:
+            return self._zones_of_player(left, node.right, scope, slots)
         if isinstance(left, n.Name) and left.id not in self.zones and left.id not in self.counters \
                 and not self._is_declared(left.id, scope):
             self.error("E101", f"unknown name `{left.id}`", left,
@@ -1507,6 +1531,63 @@ class ExpressionCompiler:
         if is_zone:
             return Expr(f"({base} + {owner.code})", "zone", True)
         return Expr(f"st.counters[{base} + {owner.code}]", self.counter_kinds.get(name, "int"))
+
+    def zone_family(self, node, scope):
+        """The name of the zone declaration with keys that `NAME[KEY]` picks a zone of, or None."""
+        if isinstance(node, n.Index) and isinstance(node.obj, n.Name) and scope.lookup(node.obj.id) is None \
+                and node.obj.id in self.zone_families:
+            return node.obj.id
+        return None
+
+    def _family_owner(self, name: str, owner_node, scope, slots) -> Expr | None:
+        """The player or players of `NAME[KEY] of OWNER`, `NAME of OWNER` (None: no owner written)."""
+        per_player = self.zone_families[name][1][0].per_player
+        if owner_node is None:
+            return None
+        if not per_player:
+            self.error("E201", f"`{name}` is a shared zone, one per key; it has no owner", owner_node,
+                       help=f"write just `{name}[...]`")
+            raise CompileError
+        owner = self.code(owner_node, scope, slots)
+        if owner.kind == "any":
+            return Expr(f"_whose(st, {owner.code}, {self.constant(name)})", "player")
+        if owner.kind not in ("player", "players"):
+            self.error("E201", f"`{name}... of ...` needs a player or players, not {a_kind(owner.kind)}", owner_node)
+            raise CompileError
+        return owner
+
+    def _zone_of_key(self, node: n.Index, owner_node, scope, slots) -> Expr:
+        """`row[2]`, `expedition[c.colour] of player`: the zone of a declaration with keys for one key."""
+        name = node.obj.id
+        keys, members = self.zone_families[name]
+        if owner_node is None and members[0].per_player:
+            self.error("E202", f"`{name}` is a zone of each player, one per key; say whose", node,
+                       help=f"write `{name}[...] of player`")
+            raise CompileError
+        owner = self._family_owner(name, owner_node, scope, slots)
+        position = self.counter_key(_Keyed(name, keys), node.index, scope, slots)
+        marks = [self.zone_mark(z) for z in members]
+        ordinal = marks[int(position)] if position.isdigit() else f"({', '.join(marks)},)[{position}]"
+        if owner is None:
+            return Expr(f"({ordinal})", "zone", True)
+        base = f"st.zone_base + {ordinal} * st.n"
+        if owner.kind == "players":
+            p = self.fresh("p")
+            return Expr(f"[{base} + {p} for {p} in {owner.code}]", "zones", True)
+        return Expr(f"({base} + {owner.code})", "zone", True)
+
+    def _zones_of_player(self, node: n.Name, owner_node, scope, slots) -> Expr:
+        """`expedition of player`: a player's zones of a declaration with keys, as a list of zones."""
+        owner = self._family_owner(node.id, owner_node, scope, slots)
+        marks = ", ".join(self.zone_mark(z) for z in self.zone_families[node.id][1])
+        k = self.fresh("k")
+        if owner.kind == "players":
+            p = self.fresh("p")
+            return Expr(f"[st.zone_base + {k} * st.n + {p} for {p} in {owner.code} for {k} in ({marks},)]",
+                        "zonelist", True)
+        o = self.fresh("o")
+        return Expr(f"(lambda {o}: [st.zone_base + {k} * st.n + {o} for {k} in ({marks},)])({owner.code})",
+                    "zonelist", True)
 
     def _sheets_of_players(self, node, scope, slots) -> bool:
         """Whether ``node`` is `S of PLAYERS`, S a counter with keys: a list of each player's list."""
@@ -1823,6 +1904,8 @@ class ExpressionCompiler:
     def _x_Index(self, node, scope, slots):
         if self.keyed_counter(node, scope) is not None:
             return self._counter_entry_expr(node, None, scope, slots)
+        if self.zone_family(node, scope) is not None:
+            return self._zone_of_key(node, None, scope, slots)
         items, kind = self.collection_code(node.obj, scope, slots)
         index = self.code(node.index, scope, slots)
         return Expr(f"_at({items}, {index.code})", SINGLE_FOR.get(kind, "any"))
@@ -1831,12 +1914,16 @@ class ExpressionCompiler:
         """`keys(COUNTER)`, `product(A, B, ...)` and `text(...)`: tuples and labels."""
         args = node.args
         if name == "keys":
-            counter = self.counter_defs.get(args[0].id) if len(args) == 1 and isinstance(args[0], n.Name) \
+            named = args[0].id if len(args) == 1 and isinstance(args[0], n.Name) \
                 and scope.lookup(args[0].id) is None else None
+            if named in self.zone_families:
+                return Expr(f"list({self.constant(self.zone_families[named][0])})", "values", True)
+            counter = self.counter_defs.get(named)
             if counter is None or not counter.keys:
-                self.error("E201" if len(args) == 1 else "E104", "`keys` takes the name of a counter with keys",
-                           args[0] if len(args) == 1 else node,
-                           help="declare one with `counter NAME: per player, for each KEY in ... = 0`")
+                self.error("E201" if len(args) == 1 else "E104",
+                           "`keys` takes the name of a counter or zone with keys", args[0] if len(args) == 1 else node,
+                           help="declare one with `counter NAME: per player, for each KEY in ... = 0`, or "
+                           "`zone NAME: shared row, for each KEY in ...`")
                 raise CompileError
             return Expr(f"list({self.constant(counter.keys)})", "values", True)
         if name == "product":

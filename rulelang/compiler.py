@@ -208,6 +208,8 @@ class Compiler(ExpressionCompiler):
         self.options: dict[str, n.OptionDecl] = {}
         self.kinds: dict[str, n.DieDecl | n.PieceDecl] = {}
         self.zones: dict[str, n.ZoneDecl] = {}
+        # a zone declared `for each KEY in ...`: its name -> (its keys, its zone for each key)
+        self.zone_families: dict[str, tuple[tuple, tuple[m.ZoneDef, ...]]] = {}
         self.counters: dict[str, n.CounterDecl] = {}
         self.defines: dict[str, n.DefineDecl] = {}
         self.procedures: dict[str, n.ProcedureDecl] = {}
@@ -312,7 +314,8 @@ class Compiler(ExpressionCompiler):
                                                        for g in item.generators for v in g.values):
                 item = attrs.evolve(item, generators=tuple(attrs.evolve(g, values=values(g.values, "values"))
                                                            for g in item.generators))
-            elif isinstance(item, n.CounterDecl) and any(isinstance(k, n.OptionRange) for k in item.keys):
+            elif isinstance(item, (n.CounterDecl, n.ZoneDecl)) and any(isinstance(k, n.OptionRange)
+                                                                        for k in item.keys):
                 item = attrs.evolve(item, keys=values(item.keys, "keys"))
             items.append(item)
         return attrs.evolve(tree, items=tuple(items))
@@ -503,10 +506,19 @@ class Compiler(ExpressionCompiler):
             return (f"`{node.id}` may hold anything here: a variable that starts as `none` (or is set to "
                     f"values of several kinds) is not known to be a zone; start it as a zone, "
                     f"`let {node.id} = {example or next(iter(self.zones), 'deck')}`, then set it to another")
-        if isinstance(node, n.Of) and isinstance(node.left, n.Name) and isinstance(node.right, n.Name) \
-                and node.right.id in ("players", "others", "remaining"):
+        if isinstance(node, n.Of) and isinstance(node.right, n.Name) and node.right.id in (
+                "players", "others", "remaining") and (isinstance(node.left, n.Name) or (
+                    isinstance(node.left, n.Index) and node.left.span is not None)):
+            left = node.left.id if isinstance(node.left, n.Name) else \
+                node.left.span.source.text[node.left.span.start:node.left.span.end]
             return (f"this needs one zone: go through the players, `for each p in {node.right.id}:`, "
-                    f"then `{node.left.id} of p`")
+                    f"then `{left} of p`")
+        family = node.id if isinstance(node, n.Name) else \
+            node.left.id if isinstance(node, n.Of) and isinstance(node.left, n.Name) else None
+        if family in self.zone_families:
+            keys, members = self.zone_families[family]
+            return (f"`{family}` is a list of zones, one per key: pick one by its key, "
+                    f"`{family}[{shown(keys[0])}]{' of player' if members[0].per_player else ''}`")
         if isinstance(node, n.Binary) and node.op in ("+", "-") and isinstance(node.left, n.Of) \
                 and isinstance(node.left.left, n.Name) and node.left.left.id in self.zones and None not in (
                     node.left.right.span, node.right.span):
@@ -578,6 +590,8 @@ class Compiler(ExpressionCompiler):
         self.kind_defs = {k.name: (i, k) for i, k in enumerate(kinds)}
         zones = self._compile_zones()
         self.zone_defs = {z.name: z for z in zones}
+        for name, (_, members) in self.zone_families.items():  # what they share, by the declaration's name
+            self.zone_defs[name] = members[0]
         counters = self._compile_counters()
         self.counter_defs = {c.name: c for c in counters}
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
@@ -688,13 +702,22 @@ class Compiler(ExpressionCompiler):
             triggers_by_zone=triggers_by_zone, triggers_anywhere=triggers_anywhere,
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
             line_tables=self.line_tables,
-            order_read_zones=zones_whose_order_is_read(self.tree, self.collection_compares),
+            order_read_zones=self._order_read_zones(),
             has_secret_zones=any(zone.visibility == "secret" for zone in zones),
             counters_read=frozenset(node.id for item in self.tree.items
                                     if not isinstance(item, (n.ShowDecl, n.InvariantDecl, n.CounterDecl))
                                     for node in walk(item) if isinstance(node, n.Name) and node.id in self.counters),
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
             limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
+
+    def _order_read_zones(self) -> frozenset[str] | None:
+        """The names of the zones whose order some rule may read: a declaration with keys
+        stands for each of its zones."""
+        read = zones_whose_order_is_read(self.tree, self.collection_compares)
+        if read is None or not self.zone_families:
+            return read
+        return frozenset(read).union(*(
+            (member.name for member in members) for name, (_, members) in self.zone_families.items() if name in read))
 
     def _compile_options(self) -> tuple[m.OptionDef, ...]:
         result = []
@@ -852,8 +875,20 @@ class Compiler(ExpressionCompiler):
         per_piece = [z for z in self.zones.values() if z.per_piece is not None and not z.per_player]
         result = []
         for group in (shared, per_player, per_piece):
-            for ordinal, z in enumerate(group):
-                result.append(self._zone_def(z, ordinal))
+            ordinal = 0
+            for z in group:
+                made = self._zone_def(z, ordinal)
+                if not z.keys:
+                    result.append(made)
+                    ordinal += 1
+                    continue
+                # one zone per key, named by it (`row[2]`, `expedition[red] of player 1`), side by side
+                members = tuple(attrs.evolve(made, name=f"{z.name}[{shown(key)}]", ordinal=ordinal + i)
+                                for i, key in enumerate(z.keys))
+                self.zone_families[z.name] = (z.keys, members)
+                self.key_labels.update(k for k in z.keys if isinstance(k, str))
+                result.extend(members)
+                ordinal += len(members)
         return tuple(result)
 
     def _carriers(self, z: n.ZoneDecl) -> tuple[int, ...]:
@@ -874,6 +909,13 @@ class Compiler(ExpressionCompiler):
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
         column = None
+        repeated = [k for k, times in collections.Counter(z.keys).items() if times > 1]
+        if repeated:
+            self.error("E303", f"zone `{z.name}` has the key `{shown(repeated[0])}` more than once", z,
+                       help="each key names one zone: list it once")
+        if z.keys and z.per_piece is not None:
+            self.error("E303", f"zone `{z.name}` is per `{z.per_piece}` and has keys: a piece carries one zone "
+                       "of a declaration", z, help="declare a zone per key, or drop `for each ...`")
         for problem in z.problems:
             self.error("E303", f"zone `{z.name}` {problem}", z,
                        help="a zone has one owner, one kind and one visibility: keep one of the two" + (

@@ -574,6 +574,7 @@ class ZoneDecl(Node):
     sort_key: str | None = None
     shows: str | None = None  # an attribute shown beside each piece on the board
     per_piece: str | None = None  # `per KIND`: one zone for each piece of a kind or category
+    keys: tuple = ()  # `for each KEY in ...`: one zone per key (numbers or labels), in order
     problems: tuple[str, ...] = ()  # contradictions found while reading it (two kinds...)
 
 

@@ -45,6 +45,8 @@ def zones_whose_order_is_read(tree: n.RulesFile, collection_compares: Iterable[n
 class _OrderReads:
     def __init__(self, tree: n.RulesFile, compares: frozenset[n.Node]):
         self.zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl)}
+        # zones declared with keys: `row[2]` picks one of them by its key, which reads no order
+        self.keyed = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and item.keys}
         self.defines = {item.name: item for item in tree.items if isinstance(item, n.DefineDecl)}
         self.procedures = {item.name: item for item in tree.items if isinstance(item, n.ProcedureDecl)}
         self.compares = compares
@@ -99,7 +101,8 @@ class _OrderReads:
             self._call(node, env)
             return
         if isinstance(node, n.Index):
-            self.sinks.append((node.obj, env))
+            if not (isinstance(node.obj, n.Name) and node.obj.id in self.keyed):
+                self.sinks.append((node.obj, env))
         elif isinstance(node, n.Compare) and node in self.compares:
             self.sinks.extend(((node.left, env), (node.right, env)))
         elif isinstance(node, n.ForEach):

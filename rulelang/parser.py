@@ -1010,8 +1010,9 @@ class AstBuilder(Transformer):
         return n.TableRow(tuple(children), span=self._span(meta))
 
     def zone_decl(self, meta, children):
-        name, *props = children
-        fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None, "shows": None}
+        name, *props, keys = children
+        fields = {"per_player": False, "kind": "set", "visibility": "public", "sort_key": None, "shows": None,
+                  "keys": () if keys is None else tuple(keys[1])}
         seen: dict[str, str] = {}
         problems = []
         for prop in props:
@@ -1050,6 +1051,8 @@ class AstBuilder(Transformer):
 
     def counter_keys(self, meta, children):
         return str(children[0]), children[1]
+
+    zone_keys = counter_keys
 
     def counter_owner(self, meta, children):
         return " ".join(str(t) for t in children)
