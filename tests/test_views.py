@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Games by designers new to rulelang that hide something (tests/scenarios/designer-games)
 DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale", "go-fish", "hanabi", "hearts",
                    "incan-gold", "love-letter", "no-thanks", "perudo", "skull", "sushi-go",
-                   "scopa", "the-game", "mastermind", "memory")  # (Raj and Battleship hide choices, not chance)
+                   "scopa", "the-game", "mastermind", "memory",
+                   "mia", "durak", "lost-cities", "oh-hell", "cluedo", "coup", "cockroach-poker")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
@@ -498,6 +499,12 @@ def test_replay_as_a_seat_shows_only_its_view(chips_log, capsys, tmp_path):
     assert cli.main(["replay", str(chips_log), "--as", "2", "--out", str(transcript)]) == 0
     assert out.startswith(transcript.read_text())  # the same view, without the replay's verdict
     assert cli.main(["replay", str(chips_log), "--as", "3"]) == 2
+    capsys.readouterr()
+    assert cli.main(["replay", str(chips_log), "--as", "spectator", "--out", str(transcript)]) == 0
+    assert "a spectator's transcript written" in capsys.readouterr().out
+    assert "rolled of player 1 =" not in transcript.read_text()
+    assert cli.main(["replay", str(chips_log), "--out", str(transcript)]) == 2  # whose? the referee's only if asked
+    assert "--as spectator" in capsys.readouterr().err
 
 
 def test_a_viewer_is_a_seat_a_spectator_or_the_referee(first_turn):
