@@ -484,8 +484,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise UsageError(f"--as takes a seat from 1 to {state.n}, `spectator` or `all`, not `{printable(args.seat[:40])}`")
         else:
             viewer = int(word) - 1
-    if args.out and (viewer is None or viewer == "all"):
-        raise UsageError("--out writes one player's transcript: say whose with --as SEAT")
+    if args.out and args.seat is None:  # (the referee's, which names every hidden card, only when asked)
+        raise UsageError("--out writes a transcript as one viewer sees it: say whose with --as SEAT, "
+                         "`--as spectator` or `--as all`")
     lines = [line for line in state.event_lines(0, viewer) if line]
     if viewer.__class__ is int and not state.fault:
         lines += ["", f"what player {viewer + 1} sees now:",
@@ -496,7 +497,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except OSError as error:
             err(f"error: cannot write {args.out}: {(error.strerror or str(error)).lower()}")
             return EXIT_USAGE
-        print(f"player {viewer + 1}'s transcript written to {printable(args.out)}")
+        whose = "the referee's" if viewer == "all" else "a spectator's" if viewer is None else f"player {viewer + 1}'s"
+        print(f"{whose} transcript written to {printable(args.out)}")
     elif not args.quiet:
         for line in lines:
             print(line)
@@ -984,7 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--as", dest="seat", metavar="SEAT",
                         help="show what player SEAT (1, 2, ...) saw, or `spectator` (public information "
                         "only), not the referee's whole record (`all`, the default)")
-    replay.add_argument("--out", metavar="FILE", help="write player SEAT's transcript (with --as) to FILE")
+    replay.add_argument("--out", metavar="FILE", help="write the transcript as --as sees it (a seat, spectator or all) to FILE")
     replay.set_defaults(handler=cmd_replay)
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",

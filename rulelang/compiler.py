@@ -128,6 +128,14 @@ the value reads something else instead (`define next_in(p) = first(others where 
 remaining)` is the player after the current one, whatever `p` is). Read the parameter where
 the value depends on it, or remove it.
 """)
+register("W425", "hides-a-variable", """
+`let NAME` or `choose NAME` inside a block (an `if`, a loop, a branch of a choice) where a
+variable NAME was made before the block. The block gets a new NAME of its own, gone when the
+block ends, and the NAME made before keeps its value: after
+`choose n from [1, 2]` then `if n == 1:` with `choose n from [5, 6]` under it, `n` is still 1
+after the `if`. To change the variable made before, write `n = ...` (for a choice, choose into
+another name and then `n = m`); for a variable of the block alone, give it a name of its own.
+""")
 register("W421", "face-label-twice", """
 Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
 shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
@@ -1721,8 +1729,21 @@ class _Code:
         self.line(f"st.create({kind_index}, {count}, {into.code}, {self.rule})")
         self.changed()
 
+    def _hides_outer(self, name: str, scope: Scope, stmt, verb: str) -> None:
+        """W425: `let NAME` or `choose NAME` in a block makes a new variable where one of that
+        name lives outside the block, which keeps its value after the block."""
+        if name in scope.names or scope.parent is None or scope.parent.lookup(name) is None:
+            return
+        self.compiler.error(
+            "W425", f"`{verb} {name}` in this block makes a new `{name}`, gone after the block: the `{name}` made "
+            "before it keeps its value", stmt,
+            help=f"to change the `{name}` made before, write `{name} = ...`" + (
+                f" (choose into another name, then `{name} = ` it)" if verb == "choose" else "") +
+            "; for a variable of this block only, give it a name of its own")
+
     def _s_Let(self, stmt, scope):
         value = self.code_of(stmt.value, scope)
+        self._hides_outer(stmt.name, scope, stmt, "let")
         local = scope.names.get(stmt.name)
         if local is not None:
             self._same_kind(stmt.name, local[1], value.kind, stmt.value)
@@ -2194,6 +2215,7 @@ class _Code:
                 self._aloud_pieces(stmt)
             self._choose_several(stmt, scope)
             return
+        self._hides_outer(stmt.var, scope, stmt, "choose")
         options, element, slot, where = self._choice_part(stmt, scope, as_filter=True)
         if stmt.aloud and element in ("piece", "pieces"):
             self._aloud_pieces(stmt)
@@ -2277,6 +2299,7 @@ class _Code:
     def _choose_several(self, stmt, scope):
         """`choose NAME from PIECES, LOW to HIGH of them`: a chain of single-piece choices (one
         decision each, with `done` once LOW are picked; see several.py); NAME gets the list."""
+        self._hides_outer(stmt.var, scope, stmt, "choose")
         local = scope.names.get(stmt.var)
         if local is not None:
             self._same_kind(stmt.var, local[1], "pieces", stmt)

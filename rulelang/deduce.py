@@ -32,7 +32,7 @@ EPSILON = 1e-9
 class Line(NamedTuple):
     """One line of play from the decision: its actions, and in each world what the seat then
     sees (``seen``), the game's worth to it (``value``) and whether it changed anything the
-    seat is scored on or ended the game (``decisive``)."""
+    seat is scored on or ended the game, or the seat's part in it (``decisive``)."""
 
     actions: tuple
     seen: list
@@ -114,7 +114,9 @@ def _lines(worlds, prefix, seen_before, base, seat, evaluate, rng, budget, max_s
         value, decisive = [], False
         for (_, sim), b in zip(plays, base, strict=True):
             v = -100.0 if sim is None else evaluate(sim, seat)
-            decisive = decisive or sim is None or sim.is_terminal() or abs(v - b) > EPSILON
+            # A seat put out (eliminated) makes no further decision, so what the action shows it
+            # is worth nothing: like one that ends the game, the action is a guess, worth its value.
+            decisive = decisive or sim is None or sim.is_terminal() or seat in sim.out or abs(v - b) > EPSILON
             value.append(v)
         actions = prefix + (action,)
         again = [sim for _, sim in plays]

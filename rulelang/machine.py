@@ -327,6 +327,8 @@ class Machine:
                 elif op == 12:  # OP_DRAW
                     frame[1] = pc
                     count = a.count(self, slots)
+                    if a.up_to and count.__class__ is int and count < 0:
+                        count = 0  # "up to" a hand's size the hand already passes: nothing to draw
                     if count.__class__ is not int or count < 0:
                         raise RuntimeFault(self._diagnostic("R503", f"`draw` needs a count of 0 or more, not "
                                                             f"{_value_text(count)}"))

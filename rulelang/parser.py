@@ -903,6 +903,19 @@ class AstBuilder(Transformer):
         label_value = label if label.__class__ is int else str(label)  # a number (signed_int) or a name
         return n.Face(label_value, value, span=self._span(meta))
 
+    def face_times(self, meta, children):
+        """`65 x sider`: that face 65 times (alike faces roll as one, with its weight)."""
+        times, label, value = children
+        count = self._int(times)
+        if count < 1:
+            raise _Problem("E303", f"`{count} x {label}` makes no face", meta.start_pos, meta.end_pos,
+                           help=f"write 1 or more: `1 x {label}` is `{label}`")
+        if count > self.limits.faces:
+            raise _Problem("E603", f"`{count} x {label}` makes {count} faces, more than the limit of "
+                           f"{self.limits.faces}", meta.start_pos, meta.end_pos, help=_raise_help("faces", count))
+        self._range(meta, 1, count, "faces")  # (counted among the values made, within the limit of pieces)
+        return [self.face(meta, [label, value])] * count
+
     def face_range(self, meta, children):
         span = self._span(meta)
         if _names_an_option(children):

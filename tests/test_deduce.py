@@ -128,6 +128,17 @@ def test_deduce_guesses_at_once_when_one_world_is_left():
     assert "guess" in state.event_lines(viewer=0)[-4]
 
 
+def test_deduce_does_not_guess_wrong_to_see_the_answer_when_that_puts_it_out():
+    """deduce_guess_then_out.rules: a wrong guess shows the answer, then eliminates the guesser.
+    Naming the card it holds tells the seat the answer but leaves it no decision to use it in:
+    a guess worth nothing, not a question. It names one of the two cards it does not hold."""
+    for seed in range(8):
+        state = _settled(HIDDEN / "deduce_guess_then_out.rules", seed=seed)
+        held = state.describe_piece(state.zones[state.zone_index("hand", 0)][0]).split()[-1]
+        view = seat_view(state, 0)
+        assert view.labels[make_agent("deduce", seed).choose(view)] != f"guess: {held}"
+
+
 @pytest.mark.parametrize("name", ["guess_die.rules", "let_peek.rules"])
 def test_deduce_cannot_beat_a_die_nobody_shows(name):
     game = rulelang.load(HIDDEN / name)

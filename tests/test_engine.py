@@ -508,3 +508,31 @@ def test_draw_up_to_takes_what_the_source_holds():
     with pytest.raises(RuntimeFault) as fault:
         play(state, random.Random(3))
     assert fault.value.diagnostic.code == "R507"
+
+
+def test_draw_up_to_below_zero_draws_nothing():
+    """`draw up to (3 - count(hand))` with a hand of more than 3 draws nothing; `draw (N)` with N
+    below zero stays fault R503."""
+    plain = (GAMES.parent / "tests" / "language" / "draw_up_to.rules").read_text()
+    folder = Path(tempfile.mkdtemp())
+    for up_to, expected in ((True, None), (False, "R503")):
+        text = plain.replace("draw up to (3 - count(hand of player))",
+                             "draw up to (1 - count(hand of player))" if up_to else "draw (1 - count(hand of player))")
+        path = folder / f"draw_below_zero_{up_to}.rules"
+        path.write_text(text)
+        state = rulelang.load(path).new_initial_state(2)
+        if expected is None:
+            play(state, random.Random(3))
+            assert state.is_terminal()
+        else:
+            with pytest.raises(RuntimeFault) as fault:
+                play(state, random.Random(3))
+            assert fault.value.diagnostic.code == expected
+
+
+def test_weighted_faces_roll_with_their_weights():
+    """`65 x sider, 22 x razorback = 5, ...` is each face written that many times: exact odds."""
+    game = rulelang.load(GAMES.parent / "tests" / "language" / "weighted_faces.rules")
+    outcomes = game.new_initial_state(2).chance_outcomes()
+    assert sorted(p for _, p in outcomes) == [Fraction(1, 100), Fraction(3, 100), Fraction(9, 100),
+                                              Fraction(22, 100), Fraction(65, 100)]
