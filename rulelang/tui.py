@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
-from .engine_values import seats_text, shown
+from .engine_values import SEE_COUNT, seats_text, shown
 from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
@@ -104,9 +104,31 @@ def _label_key(label: str) -> tuple:
     return (0, int(label), "") if number.isdigit() else (1, 0, label)
 
 
-def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None) -> str:
+def zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None,
+              known: list[str] | None = None) -> str:
     """One zone of an observation: its pieces, or what is known of a hidden zone (``?`` when
-    not even the count is known)."""
+    not even the count is known), with ``known``, the pieces in it the viewer was shown."""
+    text = _zone_text(seen, kind_names, pool, implied)
+    if known and text not in ("?", "—"):
+        text += "; you know " + printable(compact_items(known, kind_names, pool, implied))
+    return text
+
+
+def known_pieces(state: State, viewer: int | None | str) -> dict[str, list[str]]:
+    """For a seat, the pieces it knows (shown to it, seen arrive, dice seen rolled) in each zone
+    whose pieces it does not see, by the zone's name as the seat reads it."""
+    if viewer.__class__ is not int or state.knows is None:
+        return {}
+    bit, knows, found = 1 << viewer, state.knows, {}
+    for index, pieces in enumerate(state.zones):
+        if pieces and state.sight(index, viewer) == SEE_COUNT:
+            mine = [state.describe_piece(p) for p in pieces if knows[p] & bit]
+            if mine:
+                found[state.zone_name(index, viewer)] = mine
+    return found
+
+
+def _zone_text(seen: Any, kind_names: list[str], pool: bool = False, implied: str | None = None) -> str:
     if isinstance(seen, list):
         return printable(compact_items([str(item) for item in seen], kind_names, pool, implied))
     if not isinstance(seen, dict) or "count" not in seen:
@@ -171,8 +193,10 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters]
                      + [len(c.name) for c in sheets if not c.per_player]
                      + [len(name) for name in shown_shared] + [4])
+    known = known_pieces(state, viewer)
     for zone in shared:
-        text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds))
+        text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds),
+                         known.get(zone.name))
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
     for counter in shared_counters:
         lines.append(f"  {counter.name:<{name_width}}  "
@@ -193,7 +217,7 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     for p in range(state.n):
         row = [f"{p + 1} {seats[p]}" + (" (out)" if p in seen.get("out", ()) else "")]
         row += [zone_text(zones_seen.get(f"{z.name} of player {p + 1}"), kinds, z.kind == "pool",
-                          implied_kind(z.name, kinds)) for z in zones]
+                          implied_kind(z.name, kinds), known.get(f"{z.name} of player {p + 1}")) for z in zones]
         row += [_value_text(counters_seen.get(f"{c.name} of player {p + 1}", _UNSEEN), c.holds_player) for c in counters]
         row += [_value_text(shown_rows[p][name]) for name in per_player_shown]
         row += [_value_text(v) if state.sees_score(i, viewer, p) else "?" for i, v in enumerate(scores[p])]

@@ -13,6 +13,7 @@ import pytest
 
 from rulelang import cli, tui
 from rulelang.pipeline import load
+from rulelang.runtime import CHANCE
 
 ROOT = Path(__file__).resolve().parent.parent
 SIX_NIMMT = str(ROOT / "games" / "six-nimmt.rules")
@@ -306,3 +307,21 @@ def test_hot_seat_a_card_revealed_on_the_last_move_reaches_its_viewer(tmp_path):
     last_prompt, last_page = pages[-1]
     assert last_prompt.startswith("the game is over") and f"player 1 sees {card} in hand of player 2" in last_page
     assert not mentions(screen.since_clear(), card)  # the final screen is everyone's
+
+
+def test_the_board_shows_a_seat_the_hidden_pieces_it_was_shown():
+    """After `reveal hand of seat(player + 1) to player`, the looker's board names those cards
+    beside the count; the other seat's board, and a spectator's, do not."""
+    import random
+
+    state = load(ROOT / "tests" / "hidden_games" / "reveal.rules").new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    shown_to = [line for line in state.event_lines(0, 0) if "player 1 sees" in line and "hand of player 2" in line]
+    assert shown_to
+    looker = tui.render_board(state, ["you", "random"], 0, tui.Style(False), 100)
+    row = next(line for line in looker.splitlines() if line.lstrip().startswith("2 random"))
+    assert "2 hidden; you know letter" in row
+    for viewer in (1, None):
+        assert "you know" not in tui.render_board(state, ["you", "random"], viewer, tui.Style(False), 100)
