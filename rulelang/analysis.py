@@ -146,7 +146,11 @@ class Analysis:
         root.events, root.history, root.seen_lines = [], [], {}
         knowledge.forget(root)  # what seats know does not change play
         self.start = state
-        self.seat = root.player
+        # whose turn it is; with no turn under way (a game played in rounds alone, a decision of
+        # the round between turns), the seat that decides now
+        mover = root.current_player()
+        in_turn = root.turn_number and any(frame[3] for frame in root.frames)
+        self.seat = root.player if in_turn or not 0 <= mover < root.n else mover
         self.objective = objective
         self.exact = exact
         self.max_states, self.max_steps = max_states, max_steps

@@ -432,3 +432,14 @@ def test_a_situation_names_dice_of_two_kinds_and_a_player_held_in_a_variable():
     result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
     situations = [line.situation for line in result.policy()]
     assert "dice: white 1 red_die 2; who = player 1" in situations
+
+
+def test_with_no_turn_under_way_the_seat_deciding_now_is_analysed():
+    """Rounds alone, player 2 bids first: the analysis is player 2's (a bid of 1 gains 1/2)."""
+    path = str(Path(__file__).parent / "language" / "analyze_rounds_only.rules")
+    game = rulelang.load(path)
+    state = game.new_initial_state(2)
+    result = analysis.Analysis(state, analysis.gain_objective(game), exact=True)
+    assert result.seat == 1 and result.value == Fraction(1, 2)
+    code, out, _ = run_cli("analyze", path)
+    assert code == 0 and "player 2's decision" in out
