@@ -41,6 +41,12 @@ _WORST = _level(PRIVATE)
 _PLAYER_NAMES = ("players", "others", "remaining", "turn_order", "round_number", "turn_number", "player_count")
 
 
+class _Params(dict):
+    """The parameters of a define (or of a table column) while its value is read, each as
+    private as the argument it was given. Unlike a frame's variables, a menu counts them as it
+    counts their arguments (``_x_Name``): `face_of(cup)` in a label reads the cup."""
+
+
 _PIECE_FUNCTIONS = frozenset({"first", "last", "top", "bottom", "highest", "lowest", "sorted"})
 
 
@@ -181,7 +187,10 @@ class HiddenValues:
 
     def _x_Name(self, node, env, element):
         name, c = node.id, self.c
-        if self._menu_option is not None and name == self._menu_option[0]:
+        if isinstance(env, _Params):  # in a define: its parameters, as private as their arguments
+            if name in env:  # (worked out where the define is called, so in a menu only what it reads)
+                return env[name]
+        elif self._menu_option is not None and name == self._menu_option[0]:
             return _level(self._menu_option[1])
         if env is not None and name in env:
             found = env[name]  # (a menu's: only what it reads itself, ``_menu``)
@@ -216,7 +225,7 @@ class HiddenValues:
             return _WORST  # refers to itself, or a wrong call: an error elsewhere
         self._expanding.add(key)
         try:
-            value = self.expr(decl.value, dict(zip(decl.params or (), args, strict=True)), None)
+            value = self.expr(decl.value, _Params(zip(decl.params or (), args, strict=True)), None)
         finally:
             self._expanding.discard(key)
         self._defines[key] = value
@@ -260,7 +269,7 @@ class HiddenValues:
     def _column(self, name: str, piece: Value, args: tuple[Value, ...]) -> Value:
         """A table column with parameters, called like a define: what any of its cells may
         reveal with these arguments (the row's plain columns are public), and which piece."""
-        key = ("column " + name, (piece,) + args)
+        key = ("column " + name, (piece,) + args, self._in_menu, self._chooser)  # (as ``_define``'s)
         if key in self._defines:
             return self._defines[key]
         if key in self._expanding:
@@ -270,7 +279,7 @@ class HiddenValues:
             level = max([piece.level] + [a.level for a in args])
             for params, cell, plain in self.c.table_cells(name):
                 if len(params) == len(args):
-                    env = dict.fromkeys(plain, _PUBLIC)
+                    env = _Params.fromkeys(plain, _PUBLIC)
                     env.update(zip(params, args, strict=True))
                     level = max(level, self.expr(cell, env, None).level)
         finally:
