@@ -890,6 +890,13 @@ class Compiler(ExpressionCompiler):
                     result.append(made)
                     ordinal += 1
                     continue
+                if len(result) + len(z.keys) > self.limits.declarations:  # each key a zone of its own
+                    made_in_all = f", {len(result) + len(z.keys)} in all," if result else ","
+                    self.error("E604", f"zone `{z.name}` makes {len(z.keys)} zones{made_in_all} more than the limit "
+                               f"of {self.limits.declarations} declarations", z,
+                               help="if the game really needs this many, raise the limit with "
+                               f"`--limit declarations={len(result) + len(z.keys)}`")
+                    z = attrs.evolve(z, keys=z.keys[:1])
                 # one zone per key, named by it (`row[2]`, `expedition[red] of player 1`), side by side
                 members = tuple(attrs.evolve(made, name=f"{z.name}[{shown(key)}]", ordinal=ordinal + i)
                                 for i, key in enumerate(z.keys))
