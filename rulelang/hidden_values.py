@@ -244,8 +244,10 @@ class HiddenValues:
     def _x_Of(self, node, env, element):
         c = self.c
         left, key = node.left, PUBLIC
-        if isinstance(left, n.Index) and isinstance(left.obj, n.Name) and left.obj.id in c.counters:
-            left, key = left.obj, self.expr(left.index, env, element).level  # `climbed[k] of p`: which entry
+        if isinstance(left, n.Index) and isinstance(left.obj, n.Name) and (
+                left.obj.id in c.counters or self._keyed_zone(left.obj.id, env)):
+            # `climbed[k] of p`, `expedition[c.colour] of p`: which entry, which zone
+            left, key = left.obj, self.expr(left.index, env, element).level
         if not isinstance(left, n.Name):
             return _WORST
         owner = self.expr(node.right, env, element)
@@ -320,7 +322,15 @@ class HiddenValues:
         return _level(self.expr(node.obj, env, element).level)
 
     def _x_Index(self, node, env, element):
+        if isinstance(node.obj, n.Name) and self._keyed_zone(node.obj.id, env):  # `row[2]`: one zone, by its key
+            key = PUBLIC if self._in_menu else self.expr(node.index, env, element).level  # (as ``_zone``'s owner)
+            zone = self._zone(self.c.zones[node.obj.id], None)
+            return Value(max(zone.count, key), max(zone.items, key))
         return _level(max(self.expr(node.obj, env, element).level, self.expr(node.index, env, element).level))
+
+    def _keyed_zone(self, name: str, env) -> bool:
+        """Whether ``name`` is a zone declared with keys here (not a variable of that name)."""
+        return name in self.c.zones and bool(self.c.zones[name].keys) and not (env is not None and name in env)
 
     def _x_Filter(self, node, env, element):
         source = self.expr(node.source, env, element)

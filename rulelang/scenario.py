@@ -500,6 +500,13 @@ class _Runner:
             self.steps_run += 1
         if self.scenario.forced_played and self.scenario.steps:  # the sections at the end see them played too
             self.play_forced()
+        if not self.scenario.steps and self.rng is not None:
+            # no step to draw before: the chance of the set-up (and so `given:`, which runs after
+            # it) is drawn from the seed before the sections at the end, as before a first step
+            line = min([line for line, _ in self.scenario.expects] or [0])
+            self.step = Step(line, "end", "", "")
+            self.before_step(self.step)
+            self.step = None
         self.step = None
         if self.expected_fault is not None:
             self.fail(f"`expect fault {self.expected_fault}` but no roll or choose followed it")
