@@ -728,8 +728,10 @@ def _zones_named(expr, tree: n.RulesFile) -> set[str]:
     """The zones an expression names when it is one zone (`bag`, `hand of player`), else none."""
     if isinstance(expr, n.Of):
         expr = expr.left
+    keyed = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and item.keys}
+    if isinstance(expr, n.Name) and expr.id in keyed:  # `discard`: a list of zones, not the pieces in them
+        return set()
     if isinstance(expr, n.Index) and isinstance(expr.obj, n.Name):  # `row[2]`: a zone of one with keys
-        keyed = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and item.keys}
         expr = expr.obj if expr.obj.id in keyed else expr
     if isinstance(expr, n.Name):
         zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and not item.per_piece}

@@ -1620,6 +1620,10 @@ class ExpressionCompiler:
             # a bare name that is no key may be a misspelt key or a variable that is not in scope
             close = did_you_mean(key.id, [str(k) for k in counter.keys] + self._known_names(scope)) \
                 if isinstance(key, n.Name) else None
+            word = {True: "true", False: "false"}.get(literal) if literal.__class__ is bool else \
+                "none" if literal is None else None
+            if word in counter.keys:  # declared as the word: a rule reads the word as a value
+                close = f'the key is the word: write it in quotes, `{counter.name}["{word}"]`;'
             self.error("E203", f"`{counter.name}` has no key `{shown(literal)}`", key,
                        help=f"{close + ' ' if close else ''}its keys are {keys_text(counter.keys)}")
             raise CompileError
@@ -2043,6 +2047,11 @@ class ExpressionCompiler:
             self.error("E201", f"`{name}` works on numbers, and `{sheet} of` several players is a list of lists "
                        "(each player's values, in the keys' order)", args[0],
                        help=f"name the number to take from each player: `{name}(players, {name}({sheet} of it))`")
+            raise CompileError
+        if name in ("sum", "max", "min", "highest", "lowest", "sorted") and len(args) == 1 and first.kind == "zonelist":
+            self.error("E201", f"`{name}` of a list of zones: a zone is no number", args[0],
+                       help=f"name what to take from each zone: `{name}(..., count(it))`, or for the pieces in "
+                       f"them, `{name}(..., sum(it))`")
             raise CompileError
         items, kind = self.as_list(first), collection_type(first.kind)
         element = SINGLE_FOR.get(kind, "any")

@@ -35,6 +35,7 @@ from .engine_values import describe_error
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
 from .order_reads import zones_whose_order_is_read
+from .source import printable
 
 register("E101", "unknown-name", """
 A name that is not declared anywhere: not a zone, component, counter, option, define, local
@@ -898,7 +899,7 @@ class Compiler(ExpressionCompiler):
                                f"`--limit declarations={len(result) + len(z.keys)}`")
                     z = attrs.evolve(z, keys=z.keys[:1])
                 # one zone per key, named by it (`row[2]`, `expedition[red] of player 1`), side by side
-                members = tuple(attrs.evolve(made, name=f"{z.name}[{shown(key)}]", ordinal=ordinal + i)
+                members = tuple(attrs.evolve(made, name=f"{z.name}[{printable(shown(key))}]", ordinal=ordinal + i)
                                 for i, key in enumerate(z.keys))
                 self.zone_families[z.name] = (z.keys, members)
                 self.key_labels.update(k for k in z.keys if isinstance(k, str))
@@ -2402,6 +2403,7 @@ class _Code:
             self.error("E102", f"`{then.var}` names both parts of the choice", then,
                        help="give the parameter a name of its own: `then choose n from ...`")
             raise CompileError
+        self._hides_outer(then.var, scope, then, "choose")
         options, element, slot, where = self._choice_part(then, scope)
         second, second_json = _describer(element), _jsoner(element)
         about = f"{then.prompt}: " if then.prompt else ""

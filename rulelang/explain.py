@@ -268,6 +268,12 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         if zone.name == topic:
             decl = tree.zones.get(topic) if tree is not None else None
             return _declared(f"zone `{zone.name}`: {zone_summary(zone, game)}", decl.span if decl else None)
+    keyed = [zone for zone in game.zones if zone.name.startswith(topic + "[")]
+    if keyed:  # a zone with keys: one zone per key
+        decl = tree.zones.get(topic) if tree is not None else None
+        keys = ", ".join(printable(zone.name[len(topic) + 1:-1]) for zone in keyed)
+        return _declared(f"zone `{topic}`: {zone_summary(keyed[0], game)}, one for each key: {keys}",
+                         decl.span if decl else None)
     for kind in game.kinds:
         if kind.name == topic:
             return _declared(f"{kind.category} `{kind.name}`: {kind_summary(kind)}", kind.span)
@@ -372,7 +378,7 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     lines.append("\ncomponents:")
     lines.extend(f"  {k.category} {k.name}: {kind_summary(k)}" for k in game.kinds)
     lines.append("\nzones:")
-    lines.extend(f"  {z.name}: {zone_summary(z, game)}" for z in game.zones)
+    lines.extend(f"  {printable(z.name)}: {zone_summary(z, game)}" for z in game.zones)
     lines.append("\ncounters:")
     lines.extend(f"  {c.name}: {counter_summary(c, tree)}" for c in game.counters)
     if not game.counters:

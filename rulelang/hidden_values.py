@@ -206,6 +206,8 @@ class HiddenValues:
         if name in c.defines:
             return self._define(c.defines[name], ())
         if name in c.zones:
+            if c.zones[name].keys and (self._in_menu or self._zones_named):
+                return _PUBLIC  # a list of zones to pick from (as `[row_1, row_2]`, ``_item``): which shows
             return self._zone(c.zones[name], None)
         if name in c.kinds:
             return self.anywhere
@@ -255,6 +257,8 @@ class HiddenValues:
         owner = Value(max(owner.level, key), max(owner.level, key), me, owner.not_me)
         name = left.id
         if name in c.zones:
+            if c.zones[name].keys and left is node.left and (self._in_menu or self._zones_named):
+                return _level(owner.level)  # `expedition of player`: a list of zones to pick from (``_item``)
             return self._zone(c.zones[name], owner)
         if name in c.counters:
             visibility = c.counters[name].visibility

@@ -775,7 +775,14 @@ def _unquote(token: Token) -> str:
     return re.sub(r"\\(.)", escape, token[1:-1])
 
 
+# `N x FACE` writes the face N times, held as N faces: past this many, even a raised limit of
+# faces would fill the memory
+MOST_FACES_WRITTEN = 1_000_000
+
+
 def _raise_help(limit: str, needed: int) -> str:
+    if needed >= 10 ** 18:  # (`--limit` takes at most 18 digits)
+        return "that is more than any limit can be raised to: write fewer"
     return f"if the game really needs this many, raise the limit with `--limit {limit}={needed}`"
 
 
@@ -811,11 +818,12 @@ class AstBuilder(Transformer):
     def _range(self, meta, low: Token | int, high: Token | int, limit: str) -> range:
         values = range(low if low.__class__ is int else self._int(low), (high if high.__class__ is int else self._int(high)) + 1)
         allowed = getattr(self.limits, limit)
-        if len(values) > allowed:
+        made = max(0, values.stop - values.start)  # (not len(): a range past sys.maxsize has none)
+        if made > allowed:
             code, what = ("E603", "faces") if limit == "faces" else ("E602", "values")
-            raise _Problem(code, f"`{low} to {high}` makes {len(values)} {what}, more than the limit of {allowed}",
-                           meta.start_pos, meta.end_pos, help=_raise_help(limit, len(values)))
-        self.made += len(values)
+            raise _Problem(code, f"`{low} to {high}` makes {made} {what}, more than the limit of {allowed}",
+                           meta.start_pos, meta.end_pos, help=_raise_help(limit, made))
+        self.made += made
         if self.made > self.limits.pieces:
             raise _Problem("E602", f"the ranges of this file make more than {self.limits.pieces} values in all, "
                            "the limit of pieces", meta.start_pos, meta.end_pos,
@@ -910,9 +918,12 @@ class AstBuilder(Transformer):
         if count < 1:
             raise _Problem("E303", f"`{count} x {label}` makes no face", meta.start_pos, meta.end_pos,
                            help=f"write 1 or more: `1 x {label}` is `{label}`")
-        if count > self.limits.faces:
+        if count > self.limits.faces or count > MOST_FACES_WRITTEN:
+            allowed = min(self.limits.faces, MOST_FACES_WRITTEN)
             raise _Problem("E603", f"`{count} x {label}` makes {count} faces, more than the limit of "
-                           f"{self.limits.faces}", meta.start_pos, meta.end_pos, help=_raise_help("faces", count))
+                           f"{allowed}", meta.start_pos, meta.end_pos,
+                           help=_raise_help("faces", count) if allowed == self.limits.faces else
+                           "write the weights smaller: `65 x a, 35 x b` rolls as `13 x a, 7 x b`")
         self._range(meta, 1, count, "faces")  # (counted among the values made, within the limit of pieces)
         return [self.face(meta, [label, value])] * count
 

@@ -203,7 +203,15 @@ class Views:
                     return f"{zone.name} of a hidden {carriers.pop() if len(carriers) == 1 else 'piece'}"
             return f"{zone.name} of {self.pieces.names[piece]}"
         zone, owner = self.zone_of(index)
-        return zone.name if owner is None else f"{zone.name} of player {owner + 1}"
+        name = zone.name
+        if viewer != "all" and zone.visibility == "secret" and self.sight(index, viewer) == SEE_NOTHING:
+            name = self._secret_zone_name(zone)
+        return name if owner is None else f"{name} of player {owner + 1}"
+
+    def _secret_zone_name(self, zone) -> str:
+        """A `secret` zone as a viewer who sees nothing of it reads it: without its key, which
+        may follow from what the piece moved there is (`vault[c.colour]`)."""
+        return zone.name.split("[", 1)[0]
 
     def sight(self, zone_index: int, viewer: int | None | str) -> int:
         """What ``viewer`` sees of a zone: SEE_PIECES (the pieces, and what dice show; also
