@@ -276,6 +276,13 @@ def _expected_words(expected: set[str]) -> str:
 
 # Labelled examples of common mistakes (Lark's match_examples): the label is the message.
 _MISTAKES = {
+    "`N x FACE` takes a whole number written out, 1 or more (`3 x brain`): not a sign, not an option's "
+    "name": [
+        "die d:\n  faces -2 x a\n",
+        "die d:\n  faces n x a\n",
+        "die d:\n  faces 1, -2 x a\n",
+        "die d:\n  faces a, n x b\n",
+    ],
     "a `choose` takes lines of its own: end this line at `rule NAME:` and put the `choose` on the next "
     "line, indented": [
         "turn:\n  rule r: choose n from z as \"p\"\n",
