@@ -506,7 +506,6 @@ class _Runner:
             line = min([line for line, _ in self.scenario.expects] or [0])
             self.step = Step(line, "end", "", "")
             self.before_step(self.step)
-            self.step = None
         self.step = None
         if self.expected_fault is not None:
             self.fail(f"`expect fault {self.expected_fault}` but no roll or choose followed it")
