@@ -1197,6 +1197,11 @@ class Compiler(ExpressionCompiler):
     def _compile_procedure(self, name: str, decl: n.Section | n.ProcedureDecl | None, kind: str) -> m.Procedure:
         code = _Code(self, Slots(), name, -1)
         code.section = kind
+        if isinstance(decl, n.ProcedureDecl) and decl.span is not None:
+            # what its statements outside a `rule` do is the procedure's: the trace names it (it is
+            # no rule a variant can replace, so it takes no name among the rules')
+            self.rules.append(m.RuleDef(f"procedure {name}", decl.span.path, decl.span.line))
+            code.rule = len(self.rules) - 1
         if decl is not None:
             code.body = decl.body
             code.block(decl.body, self._parameters(decl, code))

@@ -536,3 +536,11 @@ def test_weighted_faces_roll_with_their_weights():
     outcomes = game.new_initial_state(2).chance_outcomes()
     assert sorted(p for _, p in outcomes) == [Fraction(1, 100), Fraction(3, 100), Fraction(9, 100),
                                               Fraction(22, 100), Fraction(65, 100)]
+
+
+def test_the_trace_names_the_procedure_whose_statements_outside_a_rule_made_a_line():
+    path = GAMES.parent / "tests" / "language" / "procedure_trace.rules"
+    state = rulelang.load(path).new_initial_state(2)
+    play(state, random.Random(1))
+    moves = [line for line in state.event_lines(0) if line.lstrip().startswith("move chip")]
+    assert moves and all("[procedure bump, " in line and "procedure_trace.rules:17]" in line for line in moves)
