@@ -124,13 +124,14 @@ class Board:
 
     def move(self, pieces: list[int], to: int, at_bottom: bool, rule: int) -> None:
         game = self.game
+        into = self.zone_of(to) if game.move_triggers or game.limits else None  # (definition, owner)
         if game.move_triggers:
-            tested = game.triggers_by_zone.get(self.zone_of(to)[0].name, game.triggers_anywhere)
+            tested = game.triggers_by_zone.get(into[0].name, game.triggers_anywhere)
             if tested[0]:
                 pieces = self._match_triggers(tested[0], pieces, [self.where[p] for p in pieces], to, True)
                 if not pieces:
                     return
-        if game.limits and self.zone_of(to)[1] is not None:
+        if game.limits and into[1] is not None:
             limited, kind_of = game.limited_kinds, self.pieces.kind
             if any(kind_of[p] in limited for p in pieces):
                 self.limit_rule = rule

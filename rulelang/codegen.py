@@ -1541,10 +1541,9 @@ class ExpressionCompiler:
 
     def _family_owner(self, name: str, owner_node, scope, slots) -> Expr | None:
         """The player or players of `NAME[KEY] of OWNER`, `NAME of OWNER` (None: no owner written)."""
-        per_player = self.zone_families[name][1][0].per_player
         if owner_node is None:
             return None
-        if not per_player:
+        if not self.zone_families[name][1][0].per_player:
             self.error("E201", f"`{name}` is a shared zone, one per key; it has no owner", owner_node,
                        help=f"write just `{name}[...]`")
             raise CompileError

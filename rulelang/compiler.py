@@ -923,12 +923,16 @@ class Compiler(ExpressionCompiler):
                        help="use `public`, `hidden`, `top only` or `secret`")
         return carriers
 
+    def _keys_listed_once(self, decl: n.ZoneDecl | n.CounterDecl, what: str) -> None:
+        """E303 for a key a zone or counter lists twice."""
+        repeated = [k for k, times in collections.Counter(decl.keys).items() if times > 1]
+        if repeated:
+            self.error("E303", f"{what} `{decl.name}` has the key `{shown(repeated[0])}` more than once", decl,
+                       help=f"each key names one {'zone' if what == 'zone' else 'value'}: list it once")
+
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
         column = None
-        repeated = [k for k, times in collections.Counter(z.keys).items() if times > 1]
-        if repeated:
-            self.error("E303", f"zone `{z.name}` has the key `{shown(repeated[0])}` more than once", z,
-                       help="each key names one zone: list it once")
+        self._keys_listed_once(z, "zone")
         if z.keys and z.per_piece is not None:
             self.error("E303", f"zone `{z.name}` is per `{z.per_piece}` and has keys: a piece carries one zone "
                        "of a declaration", z, help="declare a zone per key, or drop `for each ...`")
@@ -997,10 +1001,7 @@ class Compiler(ExpressionCompiler):
                 self.error("E303", f"counter `{c.name}` is shared: it has no owner to be `owner only`", c,
                            help=f"write `counter {c.name}: per player = ..., owner only`, or `hidden` "
                            "for a value nobody sees")
-            repeated = [k for k, times in collections.Counter(c.keys).items() if times > 1]
-            if repeated:
-                self.error("E303", f"counter `{c.name}` has the key `{shown(repeated[0])}` more than once", c,
-                           help="each key names one value: list it once")
+            self._keys_listed_once(c, "counter")
             result.append(m.CounterDef(c.name, c.per_player, fn, ordinal, c.visibility, span=c.span, keys=c.keys))
         return tuple(result)
 

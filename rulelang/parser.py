@@ -925,8 +925,8 @@ class AstBuilder(Transformer):
         if count < 1:
             raise _Problem("E303", f"`{count} x {label}` makes no face", meta.start_pos, meta.end_pos,
                            help=f"write 1 or more: `1 x {label}` is `{label}`")
-        if count > self.limits.faces or count > MOST_FACES_WRITTEN:
-            allowed = min(self.limits.faces, MOST_FACES_WRITTEN)
+        allowed = min(self.limits.faces, MOST_FACES_WRITTEN)
+        if count > allowed:
             raise _Problem("E603", f"`{count} x {label}` makes {count} faces, more than the limit of "
                            f"{allowed}", meta.start_pos, meta.end_pos,
                            help=_raise_help("faces", count) if allowed == self.limits.faces else
