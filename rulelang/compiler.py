@@ -35,7 +35,7 @@ from .engine_values import describe_error
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
 from .order_reads import zones_whose_order_is_read
-from .source import printable
+from .source import Span, printable
 
 register("E101", "unknown-name", """
 A name that is not declared anywhere: not a zone, component, counter, option, define, local
@@ -534,6 +534,13 @@ class Compiler(ExpressionCompiler):
             who, step = (x.span.source.text[x.span.start:x.span.end] for x in (node.left.right, node.right))
             return (f"`of` is worked out before `{node.op}`: this is `({node.left.left.id} of {who}) {node.op} {step}`; "
                     f"for the zone of another player write `{node.left.left.id} of seat({who} {node.op} {step})`")
+        indexed = node.obj if isinstance(node, n.Index) else node.left.obj if (
+            isinstance(node, n.Of) and isinstance(node.left, n.Index)) else None
+        if isinstance(indexed, n.Name) and indexed.id in self.zones and indexed.id not in self.zone_families:
+            of = " of player" if self.zones[indexed.id].per_player else ""
+            return (f"`{indexed.id}[...]` is the piece at that place in `{indexed.id}`, which has no keys: "
+                    f"for the zone write `{indexed.id}{of}`; for one zone of several, declare keys "
+                    f"(`for each KEY in ...`, 2.6)")
         if isinstance(node, n.Name) and node.id in self.counters:
             names = list(self.zones)
             listed = ", ".join(f"`{z}`" for z in names[:8]) + (" ..." if len(names) > 8 else "")
@@ -927,7 +934,8 @@ class Compiler(ExpressionCompiler):
         """E303 for a key a zone or counter lists twice."""
         repeated = [k for k, times in collections.Counter(decl.keys).items() if times > 1]
         if repeated:
-            self.error("E303", f"{what} `{decl.name}` has the key `{shown(repeated[0])}` more than once", decl,
+            self.error("E303", f"{what} `{decl.name}` has the key `{shown(repeated[0])}` more than once",
+                       _second_written(decl, repeated[0]),
                        help=f"each key names one {'zone' if what == 'zone' else 'value'}: list it once")
 
     def _zone_def(self, z: n.ZoneDecl, ordinal: int) -> m.ZoneDef:
@@ -2612,3 +2620,23 @@ def _thread_jumps(code: list[tuple]) -> list[tuple]:
                              a.chooser, a.prompt)
         threaded.append((op, a, b, rule))
     return threaded
+
+
+def _second_written(decl: n.Node, key) -> n.Node:
+    """Where ``decl``'s list of keys writes ``key`` a second time, or once where a range
+    lists it too (the caret of E303); else the whole declaration."""
+    span = decl.span
+    if span is None:
+        return decl
+    text = re.sub(r'#.*|"[^"]*"', lambda m: m.group() if m.group()[0] == '"' else " " * len(m.group()),
+                  span.source.text[span.start:span.end])  # (comments blanked, strings kept)
+    listed = re.search(r"\bfor\s+each\s+\w+\s+in\b", text)
+    if listed is None:
+        return decl
+    word = re.escape(str(key).strip('"'))
+    found = [m for m in re.finditer(rf'(?<![\w"]){word}(?![\w"])|"{word}"', text[listed.end():])]
+    if not found:
+        return decl
+    again = found[min(1, len(found) - 1)]  # written once: a range lists it too
+    at = span.start + listed.end() + again.start()
+    return n.Pass(span=Span(span.source, at, at + len(again.group())))
