@@ -163,8 +163,10 @@ def shadowed_it(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
         if name.id != "it" or len(scopes) < 2:
             continue
         inner, outer = scopes[-1], scopes[-2]
+        chosen = outer.removeprefix("`where` of `choose ").removesuffix("`") if outer.startswith("`where` of") else None
         yield Diagnostic("W408", f"`it` here is the item of the inner {inner}, not of the {outer} around it",
-                         name.span, help=f"to say which item is meant, move the inner {inner} into a define "
+                         name.span, help=f"to mean the option, write its name, `{chosen}`" if chosen else
+                         f"to say which item is meant, move the inner {inner} into a define "
                          f"that takes the outer item, `define NAME(x) = ...`: there `x` is the outer item and `it` "
                          f"the inner one; then write `NAME(it)` in its place")
 
@@ -181,6 +183,12 @@ def _in_item_scopes(node, scopes: list[str], defines: set[str], skip=None) -> It
     if isinstance(node, n.Filter):
         yield from _in_item_scopes(node.source, scopes, defines, skip)
         yield from _in_item_scopes(node.cond, scopes + ["`where`"], defines, skip)
+        return
+    if isinstance(node, (n.Choose, n.ThenChoose)) and node.where is not None:  # `it` is the option there
+        for field in attrs.fields(type(node)):
+            if field.name not in ("span", "where"):
+                yield from _in_item_scopes(getattr(node, field.name), scopes, defines, skip)
+        yield from _in_item_scopes(node.where, scopes + [f"`where` of `choose {node.var}`"], defines, skip)
         return
     if isinstance(node, n.Call) and node.func in _PER_ITEM and node.func not in defines and node.args:
         yield from _in_item_scopes(node.args[0], scopes, defines, skip)
@@ -724,6 +732,50 @@ class _Flow:
         return False
 
 
+@check("W426", "none-after-otherwise")
+def none_after_otherwise(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A `choose NAME ...` whose `otherwise:` block goes on (it ends no turn, leaves no loop,
+    runs no procedure), while the statements after the choice read NAME. With no option, NAME
+    is then `none` (or what it held before), and reading it is a fault (R503) in the middle of
+    a game, or a silent wrong value:
+
+        choose b from range(1, chips of player) as "bet"
+        otherwise:
+            pass
+        bet of player = b          # `b` is none when the player has no chips
+
+    Leave the block in `otherwise:` (`end turn`, `break`, `do PROCEDURE`), or read NAME only
+    after checking it: `if b != none:`. Only a block certainly going on is reported, and
+    `move NAME to ...` is no read: moving none moves nothing."""
+    flow = _Flow()
+    for node in walk(tree.items):
+        for body in _blocks(node):
+            for index, statement in enumerate(body):
+                if not isinstance(statement, n.Choose) or not statement.otherwise:
+                    continue
+                if flow.run(statement.otherwise) != ("fall",):
+                    continue
+                names = {statement.var} | ({statement.then.var} if statement.then is not None else set())
+                rest = body[index + 1:]
+                guarded = {side.id for compare in walk(rest) if isinstance(compare, n.Compare)
+                           for side, other in ((compare.left, compare.right), (compare.right, compare.left))
+                           if isinstance(side, n.Name) and isinstance(other, n.Literal) and other.value is None}
+                set_in_otherwise = {target.name for target in walk(statement.otherwise) if isinstance(target, n.Target)}
+                # `move NAME to ...` moves nothing when NAME is none: the docs give it as a way to write it
+                moved = {id(x.what) for x in walk(rest) if isinstance(x, n.Move) and isinstance(x.what, n.Name)}
+                if names & guarded:  # (a pair: checking one part checks the other)
+                    continue
+                read = next((name for name in sorted(names - set_in_otherwise)
+                             if any(isinstance(x, n.Name) and x.id == name and id(x) not in moved
+                                    for x in walk(rest))), None)
+                if read is not None:
+                    yield Diagnostic("W426", f"with no option, `otherwise:` goes on and the rules after the choice "
+                                     f"read `{read}`, which is then `none` (or what it held before)",
+                                     statement.otherwise[-1].span,
+                                     help=f"leave the block here (`end turn`, `break`, `do PROCEDURE`), or check "
+                                     f"`if {read} != none:` before reading it")
+
+
 def _zones_named(expr, tree: n.RulesFile) -> set[str]:
     """The zones an expression names when it is one zone (`bag`, `hand of player`), else none."""
     if isinstance(expr, n.Of):
@@ -854,7 +906,7 @@ LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, u
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
                shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice, none_in_a_list,
-               unused_parameter)
+               unused_parameter, none_after_otherwise)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:

@@ -986,7 +986,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--as", dest="seat", metavar="SEAT",
                         help="show what player SEAT (1, 2, ...) saw, or `spectator` (public information "
                         "only), not the referee's whole record (`all`, the default)")
-    replay.add_argument("--out", metavar="FILE", help="write the transcript as --as sees it (a seat, spectator or all) to FILE")
+    replay.add_argument("--out", metavar="FILE", help="write the transcript as --as sees it to FILE; --as is needed here (a seat, "
+                        "spectator or all), so that the referee's record of every hidden card is never written by "
+                        "accident")
     replay.set_defaults(handler=cmd_replay)
 
     explain_ = sub.add_parser("explain", help="explain a diagnostic code, or a game's rules",
