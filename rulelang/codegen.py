@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from . import nodes as n
-from .diagnostics import did_you_mean
+from .diagnostics import did_you_mean, similar_names
 from .engine_values import SEE_PIECES, _named, keys_text, seats_text, shown
 from .limits import LimitExceeded
 
@@ -470,13 +470,18 @@ def piece_key(st, p: int) -> tuple:
     return (kind, tuple(_freeze(column[p]) for column in st.pieces.columns))
 
 
-def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
+def _subsets(st, pieces: list, alike: list | None = None, size=None) -> list[list[int]]:
     """Every distinct non-empty group of pieces. Pieces alike in everything (dice of one kind
     showing one face, the identical pieces of a `count`) give one group per number of them;
     pieces that differ (the cards of a `one for each`) give every combination. With ``alike``
     (a column), only the groups whose pieces all have one value in it, in the same order as
-    among all the groups: the choice's condition rejects the others anyway. Pieces the current
-    player does not see are never alike to them (``_unseen_apart``)."""
+    among all the groups: the choice's condition rejects the others anyway. With ``size``
+    (`subsets(C, K)`), only the groups of that many pieces, in the same order again. Pieces the
+    current player does not see are never alike to them (``_unseen_apart``)."""
+    if size is not None and (size.__class__ is not int):
+        raise ValueError(f"`subsets(C, K)` takes a number of pieces K, not {size!r}")
+    if size is not None and (size <= 0 or size > len(pieces)):
+        return []
     kind_of, kinds, faces, columns = st.pieces.kind, st.game.kinds, st.dynamic[0], st.pieces.columns
     groups: dict[tuple, list[int]] = {}
     for p in pieces:  # piece_key, with the lookups hoisted
@@ -502,21 +507,76 @@ def _subsets(st, pieces: list, alike: list | None = None) -> list[list[int]]:
         for k, members in enumerate(lists):
             by_value.setdefault(_freeze(alike[members[0]]), []).append(k)
         classes = list(by_value.values())
-    size = 1
-    for members in classes:
-        product = 1
-        for k in members:
-            product *= len(lists[k]) + 1
-        size += product - 1
-    if size > MAX_SUBSETS:
-        many = f"{size - 1:,}" if size < 10 ** 15 else f"about 10^{len(str(size - 1)) - 1}"
-        raise ValueError(f"`subsets` of {len(pieces)} pieces makes {many} groups, more than the "
-                         f"{MAX_SUBSETS:,} a choice can offer; choose in smaller steps")
-    # The groups hold size * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
-    _items(st, range(size + size * len(pieces) // 2))
+    many = 1 + sum(_groups_counted(lists, members, size) for members in classes)
+    if many > MAX_SUBSETS:
+        made = f"{many - 1:,}" if many < 10 ** 15 else f"about 10^{len(str(many - 1)) - 1}"
+        called = "subsets" if size is None else f"subsets(C, {size})"
+        raise ValueError(f"`{called}` of {len(pieces)} pieces makes {made} groups, more than the "
+                         f"{MAX_SUBSETS:,} it may make; " + (
+                             "take groups of one size, `subsets(C, 2)`, or choose in smaller steps" if size is None
+                             else "choose in smaller steps"))
+    # The groups hold many * len(pieces) / 2 pieces in all: that is the work, paid before it is done.
+    _items(st, range(many + many * (len(pieces) if size is None else 2 * size) // 2))
+    if size is not None:
+        return _groups_of_size(lists, classes, size)
     if all(len(members) == 1 for members in classes):  # dice: each value shown by one kind only
         return _groups_of_one_key(lists, [members[0] for members in classes])
     return _groups_by_counts(lists, classes)
+
+
+def _groups_counted(lists: list[list[int]], members: list[int], size: int | None) -> int:
+    """How many non-empty groups take pieces of the keys ``members`` (of ``lists``) only, of
+    ``size`` pieces when it is given (the coefficient of x^size in the product of (1 + x + ... +
+    x^len) over the keys)."""
+    if size is None:
+        product = 1
+        for k in members:
+            product *= len(lists[k]) + 1
+        return product - 1
+    ways = [1] + [0] * size  # ways[j]: the groups of j pieces from the keys so far
+    for k in members:
+        most = len(lists[k])
+        ways = [sum(ways[j - c] for c in range(min(most, j) + 1)) for j in range(size + 1)]
+    return ways[size]
+
+
+def _groups_of_size(lists: list[list[int]], classes: list, size: int) -> list[list[int]]:
+    """``_groups_by_counts``'s groups of ``size`` pieces, in its order (the counts per key in
+    itertools.product's order, class after class), made without the others."""
+    found: list[list[int]] = []
+    for members in classes:
+        keyed = [lists[k] for k in members]
+        room = [0] * (len(keyed) + 1)  # the pieces the keys from i on hold
+        for i in range(len(keyed) - 1, -1, -1):
+            room[i] = room[i + 1] + len(keyed[i])
+        _take_groups(keyed, room, 0, size, [], found)
+    if len(classes) > 1:  # one order over the classes: by the counts of every key, as _groups_by_counts
+        position = {p: (k, i) for k, members in enumerate(lists) for i, p in enumerate(members)}
+        found.sort(key=lambda group: _counts_key(group, position, len(lists)))
+    return found
+
+
+def _take_groups(keyed: list[list[int]], room: list[int], i: int, left: int, chosen: list[int],
+                 found: list[list[int]]) -> None:
+    """Adds to ``found`` each group of ``left`` more pieces from the keys ``keyed[i:]`` after
+    ``chosen``, the first key's count rising slowest (itertools.product's order)."""
+    if left == 0:
+        found.append(list(chosen))
+        return
+    if i == len(keyed) or room[i] < left:
+        return
+    pieces = keyed[i]
+    for c in range(min(len(pieces), left) + 1):
+        chosen.extend(pieces[:c])
+        _take_groups(keyed, room, i + 1, left - c, chosen, found)
+        del chosen[len(chosen) - c:]
+
+
+def _counts_key(group: list[int], position: dict, keys: int) -> tuple:
+    every = [0] * keys
+    for p in group:
+        every[position[p][0]] += 1
+    return tuple(every)
 
 
 def _unseen_apart(st, lists: list[list[int]]) -> list[list[int]]:
@@ -1096,11 +1156,14 @@ class ExpressionCompiler:
     def alike_subsets_code(self, options: n.Node, attribute: str, scope, slots) -> str | None:
         """The code of `subsets(C)` offering only groups alike in ``attribute``, or None when
         ``options`` is not such a call."""
-        if not (isinstance(options, n.Call) and options.func == "subsets" and len(options.args) == 1
+        if not (isinstance(options, n.Call) and options.func == "subsets" and len(options.args) in (1, 2)
                 and "subsets" not in self.defines):
             return None
         items = self.as_list(self.code(options.args[0], scope, slots))
         column = self.attribute_code(attribute, "")[:-2]  # the column, without its `[piece]`
+        if len(options.args) == 2:
+            size = self.code(options.args[1], scope, slots)
+            return f"_subsets(st, {items}, {column}, {size.code})" if size.kind in ("int", "any") else None
         return f"_subsets(st, {items}, {column})"
 
     def _sorted_by_number(self, node: n.Node, scope: Scope) -> bool:
@@ -1801,7 +1864,8 @@ class ExpressionCompiler:
                 continue
             texts = self._texts_of(attribute)
             if texts and text not in texts:
-                close = did_you_mean(text, texts)
+                close = similar_names(text, texts)  # written as the literal is: in quotes
+                close = "did you mean " + " or ".join(f'`"{c}"`' for c in close) + "?" if close else None
                 self.error("W413", f"no piece has `{attribute}` \"{text}\": this is never equal", literal,
                            help=close or f"its values are {', '.join(sorted(texts)[:12])}")
             elif not texts and attribute == "face" and self._faces_are_numbers():
@@ -1998,7 +2062,7 @@ class ExpressionCompiler:
         if name in ("keys", "product", "text"):
             return self._value_call(name, node, scope, slots)
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
-                 "subsets": (1, 1), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
+                 "subsets": (1, 2), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
                  "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),
                  "range": (2, 2)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
@@ -2067,6 +2131,12 @@ class ExpressionCompiler:
             return Expr(f"_at({items}, {end})", element)
         if name == "distinct":
             return Expr(f"_distinct(st, {items})", kind, True)
+        if name == "subsets" and len(args) == 2:
+            size = self.code(args[1], scope, slots)
+            if size.kind not in ("int", "any"):
+                self.error("E201", f"`subsets(C, K)` needs a number K, not {a_kind(size.kind)}", args[1])
+                raise CompileError
+            return Expr(f"_subsets(st, {items}, None, {size.code})", "subsets", True)
         if name == "subsets":
             return Expr(f"_subsets(st, {items})", "subsets", True)
         if name == "position":

@@ -310,6 +310,8 @@ class HiddenValues:
             return Value(first.level, first.level, first.me)
         if name == "subsets" and len(node.args) == 1:  # hidden pieces are never alike: 2^n - 1 groups
             return Value(first.count, first.items)
+        if name == "subsets":  # (C, K): as many groups as n and K say
+            return Value(max(first.count, self.expr(node.args[1], env, element).level), first.items)
         if name == "count" and len(node.args) == 1:
             return _level(first.count)
         if name in ("first", "last", "top", "bottom") and len(node.args) == 1:  # whether there is one: the count

@@ -315,3 +315,22 @@ def test_groups_of_one_key_are_the_counted_groups(sizes, rng):
     assert _groups_of_one_key(lists, keys) == _groups_by_counts(lists, [[k] for k in keys])
     if len(lists) == 1:
         assert _groups_of_one_key(lists, [0]) == _groups_by_counts(lists, [range(1)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.integers(1, 3), st.randoms(use_true_random=False))
+def test_groups_of_one_size_are_those_among_all_groups(sizes, parts, rng):
+    """`subsets(C, K)` makes, without the others, the groups of K pieces among all the groups,
+    in their order, and counts them as it makes them, for any classes of keys."""
+    from rulelang.codegen import _groups_by_counts, _groups_counted, _groups_of_size
+    ids = iter(range(100))
+    lists = [[next(ids) for _ in range(size)] for size in sizes]
+    keys = list(range(len(lists)))
+    rng.shuffle(keys)
+    # (a class lists its keys in order; the classes come in the order their values first appear)
+    classes = [sorted(keys[i::parts]) for i in range(parts) if keys[i::parts]]
+    every = _groups_by_counts(lists, classes)
+    for size in range(1, sum(sizes) + 1):
+        groups = _groups_of_size(lists, classes, size)
+        assert groups == [g for g in every if len(g) == size]
+        assert len(groups) == sum(_groups_counted(lists, members, size) for members in classes)
