@@ -22,7 +22,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "incan-gold", "love-letter", "no-thanks", "perudo", "skull", "sushi-go",
                    "scopa", "the-game", "mastermind", "memory",
                    "mia", "durak", "lost-cities", "oh-hell", "cluedo", "coup", "cockroach-poker",
-                   "lost-cities-full", "bohnanza")  # (Raj and Battleship hide choices, not chance)
+                   "lost-cities-full", "bohnanza",
+                   "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
