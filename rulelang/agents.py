@@ -84,7 +84,8 @@ TIE_BREAK_WEIGHT = 1e-3
 
 def evaluate(state: State, seat: int) -> float:
     """How good a state looks for a seat: 100 x its share of a finished game, plus the lead of
-    its first winner criterion over the best other player's (negated for `least`), plus those
+    its first winner criterion over the best other player's (negated for `least`; in a game of
+    teams, its team's over the best other team's, ``State.team_scores``), plus those
     of the tie-break criteria, each weighted TIE_BREAK_WEIGHT times the one before; alone in
     the game, or where a criterion gives every player the same value (a cooperative game's
     team score), the criterion's value itself: the score is what counts. A criterion whose
@@ -95,19 +96,20 @@ def evaluate(state: State, seat: int) -> float:
     criteria = state.game.criteria
     if not criteria:
         return value
-    scores = state.scores()
+    scores = state.team_scores()  # (by player, or by team: a partner is no rival)
+    mine = seat if len(scores) == state.n else state.game.team_of(seat, state.n)
     weight = 1.0
     for k, criterion in enumerate(criteria):
         direction = 1 if criterion.kind == "most" else -1
         table = [_number(row[k]) for row in scores]
-        if state.n == 1 or criterion.same_for_all:
-            if table[seat] is not None:
-                value += weight * direction * table[seat]
+        if len(table) == 1 or criterion.same_for_all:
+            if table[mine] is not None:
+                value += weight * direction * table[mine]
         else:
-            others = [v for p, v in enumerate(table) if p != seat and v is not None]
-            if table[seat] is not None and others:
+            others = [v for p, v in enumerate(table) if p != mine and v is not None]
+            if table[mine] is not None and others:
                 best = max(others) if direction > 0 else min(others)
-                value += weight * direction * (table[seat] - best)
+                value += weight * direction * (table[mine] - best)
         weight *= TIE_BREAK_WEIGHT
     return value
 

@@ -85,9 +85,9 @@ CLUSTER_TIMEOUT = "10s"  # to reach the scheduler
 
 class LeadWatch:
     """Watches a game step by step and counts how often the lead changes hands: after each
-    turn (and each round: a game may have no turns), the leader is the one player ranked
-    first by the winner criteria (a tie leads nobody), and a change is a leader other than the
-    last one."""
+    turn (and each round: a game may have no turns), the leader is the one player (or team)
+    ranked first by the winner criteria (a tie leads nobody), and a change is a leader other
+    than the last one."""
 
     def __init__(self) -> None:
         self.turn = (0, 0)
@@ -106,11 +106,12 @@ class LeadWatch:
 
 
 def leader_of(state: State) -> int | None:
-    """The one player ranked first by the winner criteria now, or None (a tie, or none can say)."""
+    """The one player ranked first by the winner criteria now, or None (a tie, or none can say);
+    in a game of teams, the one team (0, 1, ...)."""
     criteria = state.game.criteria
     if not criteria:
         return None
-    table = state.scores(lenient=True)  # one that cannot be worked out yet ranks last
+    table = state.team_scores(lenient=True)  # one that cannot be worked out yet ranks last
     keys = [tuple(-math.inf if v is None else v if c.kind == "most" else -v
                   for c, v in zip(criteria, row)) for row in table]
     best = max(keys)

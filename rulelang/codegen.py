@@ -16,7 +16,7 @@ import attrs
 
 from . import nodes as n
 from .diagnostics import did_you_mean, similar_names
-from .engine_values import SEE_PIECES, _named, keys_text, seats_text, shown
+from .engine_values import SEE_PIECES, _named, _value_text, keys_text, seats_text, shown
 from .limits import LimitExceeded
 
 NUMERIC = {"int", "bool"}
@@ -29,7 +29,7 @@ BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "roun
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs",
-             "range", "keys", "product", "text")
+             "range", "keys", "product", "text", "team", "partners")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -348,6 +348,15 @@ def _at(items, index):
     if index.__class__ is not int:
         raise ValueError(f"an index in `[...]` needs a number, not {_named(index)}")
     return items[index] if -len(items) <= index < len(items) else None
+
+
+def _team(st, seat, others: bool) -> list[int]:
+    """`team(p)`: the players of p's team (`teams of N`), in seat order, p among them; without
+    teams, p alone. ``others`` (`partners(p)`): without p."""
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        raise ValueError(f"`{'partners' if others else 'team'}` needs a player, not {_value_text(seat)}")
+    teams = st.n // st.game.team_size
+    return [p for p in range(seat % teams, st.n, teams) if not (others and p == seat)]
 
 
 def _take(items, count, from_end: bool) -> list:
@@ -2064,7 +2073,7 @@ class ExpressionCompiler:
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
                  "subsets": (1, 2), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
                  "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),
-                 "range": (2, 2)}.get(name, (1, 2))
+                 "range": (2, 2), "team": (1, 1), "partners": (1, 1)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
             expected = str(arity[0]) if arity[0] == arity[1] else \
                 f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
@@ -2072,6 +2081,13 @@ class ExpressionCompiler:
             raise CompileError
         if name == "seat":
             return Expr(f"({self.code(args[0], scope, slots).code} % st.n)", "player", True)
+        if name in ("team", "partners"):
+            who = self.code(args[0], scope, slots)
+            if who.kind not in ("player", "any"):
+                self.error("E201", f"`{name}` needs a player, not {a_kind(who.kind)}", args[0],
+                           help=f"`{name}(player)`, `{name}(owner(c))`")
+                raise CompileError
+            return Expr(f"_team(st, {who.code}, {name == 'partners'})", "players", True)
         if name == "owner":
             piece = self.code(args[0], scope, slots)
             if piece.kind == "zone":

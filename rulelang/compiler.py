@@ -595,6 +595,19 @@ class Compiler(ExpressionCompiler):
         elif min_players > max_players:
             self.error("E303", f"the player range {min_players} to {max_players} is empty", where,
                        help=f"write the fewest players first: `players {max_players} to {min_players}`")
+        team_size = game.team_size or 1
+        if game.team_size is not None:
+            teams_at = game if game.teams_span is None else attrs.evolve(game, span=game.teams_span)
+            odd = [count for count in range(min_players, max_players + 1) if count % team_size or count < 2 * team_size]
+            if team_size < 2:
+                self.error("E303", f"`teams of {team_size}` makes no teams: a team has 2 players or more", teams_at,
+                           help="leave the line out for a game where each player plays alone")
+            elif odd:
+                fits = [count for count in range(min_players, max_players + 1) if count not in odd]
+                self.error("E303", f"{odd[0]} players cannot sit in two or more teams of {team_size}", teams_at,
+                           help=f"write `players {fits[0]}`" + (
+                               f", and a variant (`extends`) for {', '.join(map(str, fits[1:]))}" if fits[1:] else "")
+                           if fits else f"write `players {2 * team_size}`")
         if game.turn_limit == 0:
             self.error("E303", "`at most 0 turns` leaves no turn to play",
                        game if game.turns_span is None else attrs.evolve(game, span=game.turns_span),
@@ -724,7 +737,8 @@ class Compiler(ExpressionCompiler):
                                     if not isinstance(item, (n.ShowDecl, n.InvariantDecl, n.CounterDecl))
                                     for node in walk(item) if isinstance(node, n.Name) and node.id in self.counters),
             limits=tuple((i, k.limit) for i, k in enumerate(kinds) if k.limit is not None),
-            limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None))
+            limited_kinds=frozenset(i for i, k in enumerate(kinds) if k.limit is not None),
+            team_size=team_size)
 
     def _order_read_zones(self) -> frozenset[str] | None:
         """The names of the zones whose order some rule may read: a declaration with keys

@@ -366,7 +366,8 @@ def kind_summary(kind) -> str:
 def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     """Everything a designer looks up: options, components, zones, counters and rules with
     file:line (and, with the syntax ``tree``, the event of each triggered rule)."""
-    lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players)"]
+    teams = f", in teams of {game.team_size}" if game.team_size > 1 else ""
+    lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players{teams})"]
     if game.doc:
         lines.append(_wrap(game.doc))
     lines.append("\noptions:")

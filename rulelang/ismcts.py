@@ -45,7 +45,8 @@ def standing(state: State) -> list[float]:
     by the two values: 1/2 + lead / (2 (|mine| + |best other| + 1)); where the criterion gives
     every player the same value (a team score), that value v the same way: 1/2 + v / (2 (|v| + 1)).
     Each tie-break criterion adds its own (less 1/2), weighted ``TIE_BREAK_WEIGHT`` times the one
-    before. Where the rules give no criterion or the first's values are not numbers, an even share."""
+    before. Where the rules give no criterion or the first's values are not numbers, an even share.
+    In a game of teams, each seat has its team's value, worked out the same way among the teams."""
     n = state.n
     if state.is_terminal():
         return state.returns()
@@ -54,8 +55,10 @@ def standing(state: State) -> list[float]:
     if not criteria or n < 2:
         return even
     try:
-        scores = state.scores()
+        scores = state.team_scores()  # (by team in a game of teams: a partner is no rival)
     except RuntimeFault:
+        return even
+    if len(scores) < 2:
         return even
     values = _scaled([row[0] for row in scores], criteria[0])
     if values is None:
@@ -66,6 +69,8 @@ def standing(state: State) -> list[float]:
         if more is not None:
             values = [v + weight * (m - 0.5) for v, m in zip(values, more)]
         weight *= TIE_BREAK_WEIGHT
+    if len(values) < n:  # each seat has its team's value
+        values = [values[state.game.team_of(p, n)] for p in range(n)]
     return values
 
 

@@ -534,16 +534,32 @@ class Machine:
         for check in self.game.no_winner:
             if self._evaluate(check, f"winner rule `{self.game.rules[check.rule].name}`"):
                 return []
-        table = self.scores()
+        table = self.team_scores()
         keys = []
-        for p in range(self.n):
+        for row in table:
             key = []
-            for check, value in zip(self.game.criteria, table[p], strict=True):
+            for check, value in zip(self.game.criteria, row, strict=True):
                 # none (nothing to count) ranks last under both `most` and `least`
                 key.append(-math.inf if value is None else value if check.kind == "most" else -value)
             keys.append(tuple(key))
         best = max(keys) if keys else None
-        return [p for p in range(self.n) if keys[p] == best]
+        team_of = self.game.team_of
+        return [p for p in range(self.n) if keys[team_of(p, self.n) if len(keys) < self.n else p] == best]
+
+    def team_scores(self, lenient: bool = False) -> list[list]:
+        """``scores`` by team (`teams of N`, team 0, 1, ...): each criterion's value for a team
+        is the sum of its players' (true counts 1; none counts nothing, and a team all of whose
+        players have none has none). Without teams, ``scores`` itself."""
+        table = self.scores(lenient)
+        if self.game.team_size == 1:
+            return table
+        sums: list[list] = [[None] * len(self.game.criteria) for _ in range(self.n // self.game.team_size)]
+        for p, row in enumerate(table):
+            team = sums[self.game.team_of(p, self.n)]
+            for k, value in enumerate(row):
+                if value is not None:
+                    team[k] = value if team[k] is None else team[k] + value
+        return sums
 
     def check_invariants(self) -> list[str]:
         """Names of declared invariants that do not hold now."""

@@ -333,6 +333,14 @@ class GameDef:
     # the counters a rule, an end condition or a winner rule names (not a `show` or an
     # invariant, which play does not run); None: any may be read
     counters_read: frozenset[str] | None = None
+    # `teams of N`: the players play in teams of N, partners sitting apart (``team_of``); 1: alone
+    team_size: int = 1
+
+    def team_of(self, seat: int, players: int) -> int:
+        """The team (0, 1, ...) of ``seat`` among ``players``: seat i is in team i mod the
+        number of teams, so partners sit apart, as at a card table (seats 1 and 3 against 2
+        and 4)."""
+        return seat % (players // self.team_size)
 
     def option(self, name: str) -> Any:
         for option in self.options:

@@ -462,6 +462,8 @@ class GameDecl(Node):
     doc: tuple[str, ...] = ()
     players_span: Span | None = _span()  # the `players` line, where a diagnostic of the range points
     turns_span: Span | None = _span()  # the `at most N turns` line
+    team_size: int | None = None  # `teams of N`: players in teams of N, partners sitting apart
+    teams_span: Span | None = _span()  # the `teams of N` line
 
 
 @attrs.frozen

@@ -860,6 +860,8 @@ class AstBuilder(Transformer):
                 fields["min_players"], fields["max_players"], fields["players_span"] = values
             elif kind == "limit":
                 fields["turn_limit"], fields["turns_span"] = values
+            elif kind == "teams":
+                fields["team_size"], fields["teams_span"] = values
             else:
                 fields["doc"] = fields["doc"] + (values[0],)
         return n.GameDecl(_unquote(children[0]), span=self._span(meta), **fields)
@@ -867,6 +869,9 @@ class AstBuilder(Transformer):
     def players_item(self, meta, children):
         low = self._int(children[0])  # `players N`: exactly N
         return ("players", low, low if children[1] is None else self._int(children[1]), self._span(meta))
+
+    def teams_item(self, meta, children):
+        return ("teams", self._int(children[0]), self._span(meta))
 
     def turn_limit_item(self, meta, children):
         return ("limit", self._int(children[0]), self._span(meta))

@@ -148,8 +148,14 @@ class Stats:
                         for k, name in enumerate(criteria)}
             seats.append({"seat": p + 1, "bot": bots[p], "wins": wins, "share": share,
                           "ci95": [low, high], "scores": averages})
+        teams = []
+        if self.game is not None and self.game.team_size > 1:
+            for t in range(self.players // self.game.team_size):
+                members = [p for p in range(self.players) if self.game.team_of(p, self.players) == t]
+                share, (low, high) = win_share([sum(games) for games in zip(*(self.returns[p] for p in members))])
+                teams.append({"team": t + 1, "seats": [p + 1 for p in members], "share": share, "ci95": [low, high]})
         return {
-            "game": self.game.name, "rules": path, "options": options, "players": self.players,
+            "game": self.game.name, "rules": path, "options": options, "players": self.players, "teams": teams,
             "seed": seed, "games": n + len(faults), "finished": n,
             "average_turns": sum(self.turns) / n if n else None,
             "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
@@ -252,6 +258,10 @@ def format_report(r: dict) -> str:
                     ["—" if v is None else _number_text(v) for v in s["scores"].values()])
     lines.append("")
     lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
+    if r.get("teams"):
+        lines.append("teams (the share of games each won): " + ", ".join(
+            f"team {t['team']} (seats {', '.join(map(str, t['seats']))}) {t['share']:.1%} "
+            f"(95% CI {t['ci95'][0]:.1%} to {t['ci95'][1]:.1%})" for t in r["teams"]))
     if r["endings"]:
         lines.append("")
         lines.append("ended by: " + ", ".join(f"{rule} {share:.1%}" for rule, share in r["endings"].items()))

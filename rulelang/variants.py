@@ -137,6 +137,8 @@ def merge(variant: n.RulesFile, base: n.RulesFile) -> tuple[n.RulesFile, list[Di
                     min_players=item.min_players if item.min_players is not None else old.min_players,
                     max_players=item.max_players if item.max_players is not None else old.max_players,
                     turn_limit=item.turn_limit if item.turn_limit is not None else old.turn_limit,
+                    team_size=item.team_size if item.team_size is not None else old.team_size,
+                    teams_span=item.teams_span if item.team_size is not None else old.teams_span,
                     doc=item.doc or old.doc)
                 items[items.index(old)] = item
             else:

@@ -395,3 +395,50 @@ def test_a_declaration_ranges_up_to_an_option():
     other = rulelang.load(path, sides=12, top_card=5, tokens=2)
     assert other.kinds[0].face_labels == tuple(range(1, 13)) and len(other.kinds[1].pieces) == 5
     assert other.counters[0].keys == (1, 2)
+
+
+# ---------------------------------------------------------------------- teams (docs 2.2, 2.19)
+TEAMS = HERE / "language" / "teams.rules"
+
+
+def _teams_state_at_choice(seed: int):
+    """The team race after its first throw, at the first player's choice."""
+    state = rulelang.load(TEAMS).new_initial_state(4)
+    state.apply_action(state.sample_chance(random.Random(seed)))
+    assert state.current_player() == 0
+    return state
+
+
+def test_a_team_wins_together_by_the_sum_of_its_players():
+    state = _teams_state_at_choice(1)
+    assert [state.game.team_of(p, 4) for p in range(4)] == [0, 1, 0, 1]
+    slots = {state.counter_of(i)[1]: i for i in range(len(state.counters)) if state.counter_of(i)[0].name == "points"}
+    for seat, value in enumerate([5, 6, 5, 6]):  # each of players 2 and 4 above player 1, not above the team
+        state.counters[slots[seat]] = value
+    assert state.team_scores() == [[10], [12]]
+    assert state._winners() == [1, 3]
+    state.counters[slots[2]] = 8
+    assert state.team_scores() == [[13], [12]]
+    assert state._winners() == [0, 2]
+
+
+def test_bots_play_for_their_team():
+    """Giving the throw to a partner is worth as much to a bot as taking it (a partner's lead
+    is no threat), for mc's ``evaluate`` and ismcts's ``standing`` alike."""
+    from rulelang.agents import evaluate
+    from rulelang.ismcts import standing
+    for seed in range(5):
+        state = _teams_state_at_choice(seed)
+        after = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply_action(action)
+            after.append((evaluate(child, 0), standing(child)))
+        assert after[0] == after[1]
+        assert after[0][1][0] == after[0][1][2] and after[0][1][1] == after[0][1][3]
+
+
+def test_simulate_reports_each_teams_share(capsys):
+    assert cli.main(["simulate", str(TEAMS), "--games", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "team 1 (seats 1, 3)" in out and "team 2 (seats 2, 4)" in out
