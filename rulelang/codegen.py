@@ -545,7 +545,9 @@ def _groups_counted(lists: list[list[int]], members: list[int], size: int | None
     ways = [1] + [0] * size  # ways[j]: the groups of j pieces from the keys so far
     for k in members:
         most = len(lists[k])
-        ways = [sum(ways[j - c] for c in range(min(most, j) + 1)) for j in range(size + 1)]
+        below = list(itertools.accumulate(ways, initial=0))  # below[j]: ways[0] + ... + ways[j - 1]
+        # (capped past the limit: only whether there are too many counts, and big numbers cost)
+        ways = [min(below[j + 1] - below[max(0, j - most)], MAX_SUBSETS + 1) for j in range(size + 1)]
     return ways[size]
 
 
