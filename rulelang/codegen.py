@@ -1839,8 +1839,15 @@ class ExpressionCompiler:
             return Expr(f"({a} == {b})", "bool", True)
         if op in ("!=", "is not"):
             return Expr(f"({a} != {b})", "bool", True)
-        self._need_number(left.kind, node.left, f"`{op}`")
-        self._need_number(right.kind, node.right, f"`{op}`")
+        if "tuple" in (left.kind, right.kind):  # tuples are ordered part by part, as words are
+            for side, side_node in ((left, node.left), (right, node.right)):
+                if side.kind not in ("tuple", "any"):
+                    self.error("E201", f"`{op}` orders a tuple against another tuple, not {a_kind(side.kind)}",
+                               side_node, help="compare one part with a number: `bid[0] > 3`")
+                    raise CompileError
+        else:
+            self._need_number(left.kind, node.left, f"`{op}`")
+            self._need_number(right.kind, node.right, f"`{op}`")
         if left.safe and right.safe:
             return Expr(f"({a} {op} {b})", "bool", True)
         helper = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]

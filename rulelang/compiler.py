@@ -1008,8 +1008,8 @@ class Compiler(ExpressionCompiler):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
                     if kind == "player":
                         self.seat_counters.add(c.name)
-                elif kind in ("str", "label"):
-                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`): not read as a number
+                elif kind in ("str", "label", "tuple"):
+                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`), a tuple: not read as a number
                 if kind not in _NO_PIECE_KINDS:
                     self.loose_counters.add(c.name)
                 if kind != "none":

@@ -33,8 +33,13 @@ def mean_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
 
 
 def _counted_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
-    """``mean_ci`` of a count, which cannot be below 0: nor can its interval."""
+    """``mean_ci`` of a count, which cannot be below 0: nor can its interval. A count that was
+    0 in every game still may not always be: its interval reaches the exact Poisson bound of a
+    total of 0 over the games, -ln(0.025) / n, not 0 (3 games of no lead change do not show
+    that the lead never changes)."""
     mean, (low, high) = mean_ci(values)
+    if values and not any(values):
+        return 0.0, (0.0, -math.log(0.025) / len(values))
     return mean, (max(0.0, low), high)
 
 

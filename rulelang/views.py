@@ -503,22 +503,21 @@ class Views:
     def _roll_text(self, payload: list, viewer) -> str:
         """A roll: the faces of the dice the viewer sees; of the others, how many dice rolled in
         each zone it only counts, and only the zone for another's `secret` zone."""
-        seen: list[tuple[int, Any]] = []
+        seen: dict[int, list[tuple[int, Any]]] = {}  # by zone: dice in several cups say whose are whose
         unseen: dict[int, list[int]] = {}
         for p, label, zone in payload:
             if self._sees(zone, viewer):
-                seen.append((p, label))
+                seen.setdefault(zone, []).append((p, label))
             else:
                 unseen.setdefault(zone, []).append(p)
         parts = []
-        if seen or not unseen:
+        for zone, dice in seen.items() if seen or unseen else [(None, [])]:
             by_kind: dict[str, list[str]] = {}
-            for p, label in seen:
+            for p, label in dice:
                 by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
-            if len(by_kind) == 1:
-                parts.append(" ".join(next(iter(by_kind.values()))))
-            else:
-                parts.append(", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items()))
+            text = " ".join(next(iter(by_kind.values()))) if len(by_kind) <= 1 else \
+                ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
+            parts.append(text if len(seen) < 2 else f"{text} in {self.zone_name(zone, viewer, {})}")
         for zone, dice in unseen.items():
             counted = self._counted(dice) if self.sight(zone, viewer) == SEE_COUNT else "dice"
             parts.append(f"{counted} in {self.zone_name(zone, viewer, {})}")
@@ -533,8 +532,19 @@ class Views:
                 return ""  # (a line would tell that something moved: how many times, or whether)
             places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
-            what = self._moved_text(pieces, origins, to, labels, viewer, payload[5] if len(payload) > 5 else None)
-            text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
+            below = payload[5] if len(payload) > 5 else None
+            if len(sources) > 1 and (viewer == "all" or (below is None and all(
+                    self.sight(o, viewer) == SEE_PIECES for o in set(origins)))):
+                # pieces from several zones, each seen where it was: which came from where (a trick gathered)
+                by_zone: dict[str, list[int]] = {}
+                for k, origin in enumerate(origins):
+                    by_zone.setdefault(self.zone_name(origin, viewer, places), []).append(k)
+                what = ", ".join(f"{self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks])} from {name}"
+                                 for name, ks in sorted(by_zone.items()))
+                text = f"move {what} to {self.zone_name(to, viewer, places)}"
+            else:
+                what = self._moved_text(pieces, origins, to, labels, viewer, below)
+                text = f"move {what} from {', '.join(sources)} to {self.zone_name(to, viewer, places)}"
         elif kind == "trigger":
             moved, source, to, instead, labels = payload[:5]
             places = payload[5] or {} if len(payload) > 5 else {}
@@ -551,11 +561,19 @@ class Views:
             pieces, zones, seat, labels = payload[:4]
             places = payload[4] or {} if len(payload) > 4 else {}
             names = sorted({self.zone_name(z, viewer, places) for z in zones})
-            if viewer == "all" or viewer == seat or seat is None:  # (None: every player, the table)
-                what = self.describe_group(list(pieces), labels)
-            else:  # named only where this viewer sees them anyway
-                what = self._moved_text(pieces, zones, zones[0], labels, viewer)
-            text = f"{'every player' if seat is None else f'player {seat + 1}'} sees {what} in {', '.join(names)}"
+            if (viewer == "all" or viewer == seat or seat is None) and len(names) > 1:  # whose are whose
+                by_zone: dict[str, list[int]] = {}
+                for k, z in enumerate(zones):
+                    by_zone.setdefault(self.zone_name(z, viewer, places), []).append(k)
+                text = f"{'every player' if seat is None else f'player {seat + 1}'} sees " + "; ".join(
+                    f"{self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks])} in {name}"
+                    for name, ks in sorted(by_zone.items()))
+            else:
+                if viewer == "all" or viewer == seat or seat is None:  # (None: every player, the table)
+                    what = self.describe_group(list(pieces), labels)
+                else:  # named only where this viewer sees them anyway
+                    what = self._moved_text(pieces, zones, zones[0], labels, viewer)
+                text = f"{'every player' if seat is None else f'player {seat + 1}'} sees {what} in {', '.join(names)}"
         elif kind == "roll":
             if self.game.has_secret_zones and self._sees_none_of(viewer, *{zone for _, _, zone in payload}):
                 return ""  # dice rolled where the viewer sees nothing: a line would count the rolls

@@ -23,7 +23,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "scopa", "the-game", "mastermind", "memory",
                    "mia", "durak", "lost-cities", "oh-hell", "cluedo", "coup", "cockroach-poker",
                    "lost-cities-full", "bohnanza",
-                   "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades")  # (Raj and Battleship hide choices, not chance)
+                   "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
+                   "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
@@ -95,7 +96,7 @@ create 1 d6 in box of player 2
 create 2 chip in vault of player 2
 round 1
 turn of player 1
-roll 1 2 3 4 5
+roll 1 in table; 2 in cup of player 1; 3 in cup of player 2; 4 in box of player 1; 5 in box of player 2
 move ox 3 from deck to hand of player 1
 move ox 1 from deck to hand of player 1
 player 1 chooses play: ox 3 from hand of player 1
@@ -113,12 +114,14 @@ SEEN_BY = {
     0: {  # player 1: their own cup, box, hand and vault; player 2's cup counted, box not at all
         "create 1 d6 in box of player 2": "",  # nothing at all: a line would count the creates
         "create 2 chip in vault of player 2": "",
-        "roll 1 2 3 4 5": "roll 1 2 4; 1 d6 in cup of player 2; dice in box of player 2",
+        "roll 1 in table; 2 in cup of player 1; 3 in cup of player 2; 4 in box of player 1; 5 in box of player 2":
+            "roll 1 in table; 2 in cup of player 1; 4 in box of player 1; 1 d6 in cup of player 2; dice in box of player 2",
         "tally = 1": "tally changes",
     },
     1: {  # player 2 watches player 1's turn
         "create 1 d6 in box of player 1": "",
-        "roll 1 2 3 4 5": "roll 1 3 5; 1 d6 in cup of player 1; dice in box of player 1",
+        "roll 1 in table; 2 in cup of player 1; 3 in cup of player 2; 4 in box of player 1; 5 in box of player 2":
+            "roll 1 in table; 3 in cup of player 2; 5 in box of player 2; 1 d6 in cup of player 1; dice in box of player 1",
         "move ox 3 from deck to hand of player 1": "move 1 ox from deck to hand of player 1",
         "move ox 1 from deck to hand of player 1": "move 1 ox from deck to hand of player 1",
         "player 1 chooses play: ox 3 from hand of player 1": "player 1 chooses play: (hidden)",
@@ -133,7 +136,8 @@ SEEN_BY[None] = {  # a spectator: public information only
     **SEEN_BY[1],
     "create 1 d6 in box of player 2": "",
     "create 2 chip in vault of player 2": "",
-    "roll 1 2 3 4 5": "roll 1; 1 d6 in cup of player 1; 1 d6 in cup of player 2; dice in box of player 1; "
+    "roll 1 in table; 2 in cup of player 1; 3 in cup of player 2; 4 in box of player 1; 5 in box of player 2":
+        "roll 1; 1 d6 in cup of player 1; 1 d6 in cup of player 2; dice in box of player 1; "
                       "dice in box of player 2",
     "move 2 x chip from vault of player 2 to vault of player 1": "",  # sees nothing at either end
 }
