@@ -32,13 +32,14 @@ def mean_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
-def _counted_ci(values: Sequence[float]) -> tuple[float, tuple[float, float]]:
-    """``mean_ci`` of a count, which cannot be below 0: nor can its interval. A count that was
-    0 in every game still may not always be: its interval reaches the exact Poisson bound of a
-    total of 0 over the games, -ln(0.025) / n, not 0 (3 games of no lead change do not show
-    that the lead never changes)."""
+def _counted_ci(values: Sequence[float], may_happen: bool = False) -> tuple[float, tuple[float, float]]:
+    """``mean_ci`` of a count, which cannot be below 0: nor can its interval. With
+    ``may_happen`` (an event that can happen in any game, as a lead change, unlike a turn in a
+    game of rounds alone), a count 0 in every game still may not always be: its interval
+    reaches the exact Poisson bound of a total of 0 over the games, -ln(0.025) / n, not 0
+    (3 games of no lead change do not show that the lead never changes)."""
     mean, (low, high) = mean_ci(values)
-    if values and not any(values):
+    if may_happen and values and not any(values):
         return 0.0, (0.0, -math.log(0.025) / len(values))
     return mean, (max(0.0, low), high)
 
@@ -66,7 +67,7 @@ def balance(results: list[GameResult], players: int) -> dict:
             report["first_player_advantage"]["bots_differ"] = any(len(set(r.bots)) > 1 for r in won)
             if len(won) < len(done):
                 report["first_player_advantage"]["games"] = len(won)  # (the games with a winner)
-        report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done]))
+        report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done], may_happen=True))
     report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
         "rounds": _entry(*_counted_ci([r.rounds for r in done])),

@@ -275,3 +275,13 @@ def test_sigterm_stops_a_process_pool_as_ctrl_c_does():
     assert "interrupted: results of the games played so far" in err and "Traceback" not in err
     time.sleep(0.5)
     assert len(workers) >= 2 and not [w for w in workers if Path(f"/proc/{w}").exists()]
+
+
+def test_a_lead_that_never_changed_in_a_few_games_may_still_change():
+    """Three games without a lead change give an interval above 0 (the exact Poisson bound of
+    none seen in three), where a normal interval would shrink to a point; a count that cannot
+    happen at all (turns in a game of rounds alone) keeps its point."""
+    from rulelang.lab import _counted_ci
+    mean, (low, high) = _counted_ci([0, 0, 0], may_happen=True)
+    assert mean == 0 and low == 0 and abs(high - 1.2296) < 1e-3
+    assert _counted_ci([0, 0, 0]) == (0.0, (0.0, 0.0))
