@@ -515,7 +515,7 @@ class Views:
             by_kind: dict[str, list[str]] = {}
             for p, label in dice:
                 by_kind.setdefault(self.game.kinds[self.pieces.kind[p]].name, []).append(str(label))
-            text = " ".join(next(iter(by_kind.values()))) if len(by_kind) <= 1 else \
+            text = " ".join(next(iter(by_kind.values()))) if len(by_kind) == 1 else \
                 ", ".join(f"{name} {' '.join(labels)}" for name, labels in by_kind.items())
             parts.append(text if len(seen) < 2 else f"{text} in {self.zone_name(zone, viewer, {})}")
         for zone, dice in unseen.items():
