@@ -77,9 +77,22 @@ def _number(value, what: str) -> Any:
     return value
 
 
+def _team_criterion(state: State, seat: int, check) -> Any:
+    """``_criterion`` for ``seat``, or, in a game of teams, the sum over its team (as teams are
+    ranked, ``State.team_scores``)."""
+    if state.game.team_size == 1:
+        return _criterion(state, seat, check)
+    team = state.game.team_of(seat, state.n)
+    values = [_criterion(state, p, check) for p in range(state.n) if state.game.team_of(p, state.n) == team]
+    found = [v for v in values if v is not None]
+    return sum(found) if found and all(v.__class__ in (int, float, bool, Fraction) for v in found) else \
+        (found[0] if found else None)
+
+
 def gain_objective(game) -> Objective:
     """What the turn gains under the first winner criterion: its value for the player at the
-    turn's end minus at the start (for a `least` criterion, the start minus the end)."""
+    turn's end minus at the start (for a `least` criterion, the start minus the end); in a
+    game of teams, its team's value."""
     if not game.criteria:
         raise AnalysisRefused("the game has no winner criterion to measure a turn's gain; "
                               "give an objective: --objective EXPR")
@@ -88,13 +101,14 @@ def gain_objective(game) -> Objective:
     what = f"the winner rule `{game.rules[check.rule].name}`"
 
     def baseline(state: State, seat: int):
-        return _number(_criterion(state, seat, check), what)
+        return _number(_team_criterion(state, seat, check), what)
 
     def value(state: State, seat: int, start):
-        return sign * (_number(_criterion(state, seat, check), what) - start)
+        return sign * (_number(_team_criterion(state, seat, check), what) - start)
 
     return Objective("gain", f"what the turn gains under the winner rule `{game.rules[check.rule].name}` "
-                     f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'})",
+                     f"({'its value at the end minus at the start' if sign > 0 else 'lower is better: start minus end'}"
+                     + (", summed over the player's team" if game.team_size > 1 else "") + ")",
                      value, baseline, objective_reads(check.test))
 
 

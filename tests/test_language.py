@@ -442,3 +442,15 @@ def test_simulate_reports_each_teams_share(capsys):
     assert cli.main(["simulate", str(TEAMS), "--games", "20"]) == 0
     out = capsys.readouterr().out
     assert "team 1 (seats 1, 3)" in out and "team 2 (seats 2, 4)" in out
+
+
+def test_the_analysis_values_a_turn_for_the_team():
+    """`rulelang analyze` (and the solver's `gain`) values what the turn gains for the team:
+    the throw given to a partner gains as much as the throw taken."""
+    from rulelang import analysis
+    game = rulelang.load(TEAMS)
+    state = _teams_state_at_choice(2)
+    result = analysis.Analysis(state, analysis.gain_objective(game))
+    values = [value for _, _, value in result.nodes[result.root_key][2]]
+    assert len(values) == 2 and values[0] == values[1] > 0
+    assert "summed over the player's team" in analysis.gain_objective(game).text
