@@ -4,9 +4,9 @@ expressions turned into closures, so that a step of the runtime does no lookup b
 from __future__ import annotations
 
 import collections
-import itertools
 import re
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -289,11 +289,16 @@ class Compiler(ExpressionCompiler):
         for each`, a counter's keys) made into its numbers, with the game's option values."""
         declared = {i.name: i for i in tree.items if isinstance(i, n.OptionDecl)}
 
-        def values(items: tuple, what: str) -> tuple:
+        def values(items: tuple, what: str, earlier: frozenset[str] = frozenset()) -> tuple:
             made: list = []
             for item in items:
                 if not isinstance(item, n.OptionRange):
                     made.append(item)
+                    continue
+                if {item.low, item.high} & earlier:  # `each high in low to 6`: worked out for each `low`
+                    made.append(attrs.evolve(item, **{side: self._option_bound(bound, item, declared) or 0
+                                                      for side, bound in (("low", item.low), ("high", item.high))
+                                                      if bound not in earlier}))
                     continue
                 low, high = (self._option_bound(b, item, declared) for b in (item.low, item.high))
                 limit = self.limits.faces if what == "faces" else self.limits.pieces
@@ -321,8 +326,9 @@ class Compiler(ExpressionCompiler):
                 item = attrs.evolve(item, faces=values(item.faces, "faces"))
             elif isinstance(item, n.PieceDecl) and any(isinstance(v, n.OptionRange)
                                                        for g in item.generators for v in g.values):
-                item = attrs.evolve(item, generators=tuple(attrs.evolve(g, values=values(g.values, "values"))
-                                                           for g in item.generators))
+                item = attrs.evolve(item, generators=tuple(
+                    attrs.evolve(g, values=values(g.values, "values", frozenset(e.name for e in item.generators[:k])))
+                    for k, g in enumerate(item.generators)))
             elif isinstance(item, (n.CounterDecl, n.ZoneDecl)) and any(isinstance(k, n.OptionRange)
                                                                         for k in item.keys):
                 item = attrs.evolve(item, keys=values(item.keys, "keys"))
@@ -341,7 +347,8 @@ class Compiler(ExpressionCompiler):
         option = declared.get(bound)
         if option is None:
             self.error("E101", f"unknown option `{bound}` in `{where}`", where,
-                       help=did_you_mean(bound, declared) or "a bound of a range here is a number or an option's name")
+                       help=did_you_mean(bound, declared) or "a bound of a range here is a number, an option's name, "
+                       "or in `one for each`, the name of an earlier `each` (`each high in low to 6`)")
             return None
         value = self.option_values.get(bound, option.default)
         if value.__class__ is not int:
@@ -765,8 +772,7 @@ class Compiler(ExpressionCompiler):
                 made = decl.count if decl.count is not None else 1
                 if decl.table is not None:
                     made = sum(self._table_copies(decl, row) for row in decl.table.rows)
-                for generator in decl.generators:
-                    made *= len(generator.values)
+                made *= _generated_count(decl.generators, self.limits.pieces + 1)
                 total += made
                 if total > self.limits.pieces:
                     self.error("E602", f"with `{decl.name}`, the components make more than {self.limits.pieces} "
@@ -789,11 +795,14 @@ class Compiler(ExpressionCompiler):
             return m.KindDef(decl.name, "die", labels, values, (row,), span=decl.span)
         if decl.table is not None:
             return self._compile_table(decl, index)
-        combos = itertools.product(*(g.values for g in decl.generators)) if decl.generators else [()]
         rows = []
-        for combo in combos:
-            given = {g.name: v for g, v in zip(decl.generators, combo, strict=True)}
-            rows.append(self._evaluate_attrs(decl, given, static_attrs, index))
+        try:
+            for given in _generated(decl.generators):
+                rows.append(self._evaluate_attrs(decl, given, static_attrs, index))
+        except _BoundNotANumber as problem:
+            self.error("E201", f"`{problem.range}` needs whole numbers, and `{problem.name}` is "
+                       f"{shown(problem.value)} here", problem.range,
+                       help="a range may start or end at an earlier `each`'s value when its values are numbers")
         if decl.count is not None:  # N identical pieces; with `one for each`, N alike copies of each
             rows = [row for row in rows for _ in range(decl.count)]
         if decl.limit is not None and decl.limit < 1:
@@ -2654,3 +2663,68 @@ def _second_written(decl: n.Node, key) -> n.Node:
     again = found[min(1, len(found) - 1)]  # written once: a range lists it too
     at = span.start + listed.end() + again.start()
     return n.Pass(span=Span(span.source, at, at + len(again.group())))
+
+
+class _BoundNotANumber(Exception):
+    def __init__(self, range_: n.OptionRange, name: str, value):
+        self.range, self.name, self.value = range_, name, value
+
+
+def _generator_values(generator: n.Generator, given: dict, most: int | None = None) -> list:
+    """The values of `each NAME in ...`, its ranges that start or end at an earlier `each`'s
+    value (``given``) worked out for that value; at most ``most`` of them from one range (a
+    count past the pieces limit only needs to go past it)."""
+    if not any(isinstance(v, n.OptionRange) for v in generator.values):
+        return list(generator.values)
+    made: list = []
+    for item in generator.values:
+        if not isinstance(item, n.OptionRange):
+            made.append(item)
+            continue
+        bounds = []
+        for bound in (item.low, item.high):
+            value = given.get(bound, bound) if bound.__class__ is str else bound
+            if value.__class__ is not int:
+                raise _BoundNotANumber(item, bound, value)
+            bounds.append(value)
+        high = bounds[1] if most is None else min(bounds[1], bounds[0] + most - 1)
+        made.extend(range(bounds[0], high + 1))
+    return made
+
+
+def _generated(generators: tuple, most: int | None = None) -> Iterator[dict]:
+    """Each piece's values of `one for each A in ... and each B in ...`, in order (the last
+    `each` changing fastest), a range of a later `each` worked out for the earlier values
+    (``most``: see ``_generator_values``)."""
+    if not generators:
+        yield {}
+        return
+
+    def deeper(k: int, given: dict) -> Iterator[dict]:
+        if k == len(generators):
+            yield dict(given)
+            return
+        for value in _generator_values(generators[k], given, most):
+            given[generators[k].name] = value
+            yield from deeper(k + 1, given)
+        given.pop(generators[k].name, None)
+
+    yield from deeper(0, {})
+
+
+def _generated_count(generators: tuple, most: int) -> int:
+    """How many pieces the generators make, counted up to ``most``."""
+    if all(not isinstance(v, n.OptionRange) for g in generators for v in g.values):
+        made = 1
+        for generator in generators:
+            made *= len(generator.values)
+        return made
+    made = 0
+    try:
+        for _ in _generated(generators, most):
+            made += 1
+            if made >= most:
+                break
+    except _BoundNotANumber:
+        pass  # (reported when the pieces are made)
+    return made
