@@ -29,6 +29,7 @@ import attrs
 from . import knowledge
 from .engine_values import _CHANCE_KINDS, _value_text
 from .faces import COUNTERS, EVERY, objective_reads, reads_anywhere
+from .model import team_total
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
 
@@ -82,11 +83,9 @@ def _team_criterion(state: State, seat: int, check) -> Any:
     ranked, ``State.team_scores``)."""
     if state.game.team_size == 1:
         return _criterion(state, seat, check)
-    team = state.game.team_of(seat, state.n)
-    values = [_criterion(state, p, check) for p in range(state.n) if state.game.team_of(p, state.n) == team]
-    found = [v for v in values if v is not None]
-    return sum(found) if found and all(v.__class__ in (int, float, bool, Fraction) for v in found) else \
-        (found[0] if found else None)
+    values = [_criterion(state, p, check) for p in state.game.team(seat, state.n)]
+    odd = next((v for v in values if v is not None and v.__class__ not in (int, float, bool, Fraction)), None)
+    return odd if odd is not None else team_total(values)  # (what is no number: `_number` says so)
 
 
 def gain_objective(game) -> Objective:

@@ -760,11 +760,11 @@ def none_after_otherwise(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnost
                 guarded = {side.id for compare in walk(rest) if isinstance(compare, n.Compare)
                            for side, other in ((compare.left, compare.right), (compare.right, compare.left))
                            if isinstance(side, n.Name) and isinstance(other, n.Literal) and other.value is None}
+                if names & guarded:  # (a pair: checking one part checks the other)
+                    continue
                 set_in_otherwise = {target.name for target in walk(statement.otherwise) if isinstance(target, n.Target)}
                 # `move NAME to ...` moves nothing when NAME is none: the docs give it as a way to write it
                 moved = {id(x.what) for x in walk(rest) if isinstance(x, n.Move) and isinstance(x.what, n.Name)}
-                if names & guarded:  # (a pair: checking one part checks the other)
-                    continue
                 read = next((name for name in sorted(names - set_in_otherwise)
                              if any(isinstance(x, n.Name) and x.id == name and id(x) not in moved
                                     for x in walk(rest))), None)

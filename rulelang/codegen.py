@@ -355,8 +355,7 @@ def _team(st, seat, others: bool) -> list[int]:
     teams, p alone. ``others`` (`partners(p)`): without p."""
     if seat.__class__ is not int or not 0 <= seat < st.n:
         raise ValueError(f"`{'partners' if others else 'team'}` needs a player, not {_value_text(seat)}")
-    teams = st.n // st.game.team_size
-    return [p for p in range(seat % teams, st.n, teams) if not (others and p == seat)]
+    return [p for p in st.game.team(seat, st.n) if not (others and p == seat)]
 
 
 def _take(items, count, from_end: bool) -> list:

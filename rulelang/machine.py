@@ -13,6 +13,7 @@ from . import knowledge
 from .codegen import _ONLY_INT, _freeze, _items, piece_key
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import SEE_PIECES, _code_of, _kind_of, _value_text, describe_error
+from .model import team_total
 
 if TYPE_CHECKING:
     from . import model as m
@@ -553,13 +554,8 @@ class Machine:
         table = self.scores(lenient)
         if self.game.team_size == 1:
             return table
-        sums: list[list] = [[None] * len(self.game.criteria) for _ in range(self.n // self.game.team_size)]
-        for p, row in enumerate(table):
-            team = sums[self.game.team_of(p, self.n)]
-            for k, value in enumerate(row):
-                if value is not None:
-                    team[k] = value if team[k] is None else team[k] + value
-        return sums
+        return [[team_total([table[p][k] for p in self.game.team(t, self.n)]) for k in range(len(self.game.criteria))]
+                for t in range(self.n // self.game.team_size)]
 
     def check_invariants(self) -> list[str]:
         """Names of declared invariants that do not hold now."""

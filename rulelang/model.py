@@ -342,6 +342,12 @@ class GameDef:
         and 4)."""
         return seat % (players // self.team_size)
 
+    def team(self, seat: int, players: int) -> list[int]:
+        """The seats of ``seat``'s team among ``players``, in seat order (``seat`` alone without
+        teams); team t's seats are ``team(t, players)``."""
+        teams = players // self.team_size
+        return list(range(seat % teams, players, teams))
+
     def option(self, name: str) -> Any:
         for option in self.options:
             if option.name == name:
@@ -363,6 +369,13 @@ class GameDef:
         from .runtime import initial_state
 
         return initial_state(self, self.min_players if players is None else players, trace)
+
+
+def team_total(values: list) -> Any:
+    """A team's value under a winner criterion, from its players': their sum (true counts 1),
+    none counting nothing; none when every player's is none."""
+    found = [v for v in values if v is not None]
+    return sum(found) if found else None
 
 
 def triggers_by_zone(triggers: tuple[TriggerDef, ...], zones: tuple[ZoneDef, ...]) -> tuple[dict, tuple]:

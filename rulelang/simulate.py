@@ -151,7 +151,7 @@ class Stats:
         teams = []
         if self.game is not None and self.game.team_size > 1:
             for t in range(self.players // self.game.team_size):
-                members = [p for p in range(self.players) if self.game.team_of(p, self.players) == t]
+                members = self.game.team(t, self.players)
                 share, (low, high) = win_share([sum(games) for games in zip(*(self.returns[p] for p in members))])
                 teams.append({"team": t + 1, "seats": [p + 1 for p in members], "share": share, "ci95": [low, high]})
         return {

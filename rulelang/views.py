@@ -523,6 +523,15 @@ class Views:
             parts.append(f"{counted} in {self.zone_name(zone, viewer, {})}")
         return "roll " + "; ".join(parts)
 
+    def _by_zone(self, pieces, labels, zones, viewer, places: dict) -> list[tuple[str, str]]:
+        """(zone name, its pieces named) for each zone the pieces lie in (``zones``, one per
+        piece), by name: who had what, for a viewer who sees them all."""
+        by_zone: dict[str, list[int]] = {}
+        for k, zone in enumerate(zones):
+            by_zone.setdefault(self.zone_name(zone, viewer, places), []).append(k)
+        return [(name, self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks]))
+                for name, ks in sorted(by_zone.items())]
+
     def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
         """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""
         rule, kind, payload = event
@@ -536,11 +545,8 @@ class Views:
             if len(sources) > 1 and (viewer == "all" or (below is None and all(
                     self.sight(o, viewer) == SEE_PIECES for o in set(origins)))):
                 # pieces from several zones, each seen where it was: which came from where (a trick gathered)
-                by_zone: dict[str, list[int]] = {}
-                for k, origin in enumerate(origins):
-                    by_zone.setdefault(self.zone_name(origin, viewer, places), []).append(k)
-                what = ", ".join(f"{self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks])} from {name}"
-                                 for name, ks in sorted(by_zone.items()))
+                what = ", ".join(f"{group} from {name}" for name, group in
+                                 self._by_zone(pieces, labels, origins, viewer, places))
                 text = f"move {what} to {self.zone_name(to, viewer, places)}"
             else:
                 what = self._moved_text(pieces, origins, to, labels, viewer, below)
@@ -562,12 +568,8 @@ class Views:
             places = payload[4] or {} if len(payload) > 4 else {}
             names = sorted({self.zone_name(z, viewer, places) for z in zones})
             if (viewer == "all" or viewer == seat or seat is None) and len(names) > 1:  # whose are whose
-                by_zone: dict[str, list[int]] = {}
-                for k, z in enumerate(zones):
-                    by_zone.setdefault(self.zone_name(z, viewer, places), []).append(k)
                 text = f"{'every player' if seat is None else f'player {seat + 1}'} sees " + "; ".join(
-                    f"{self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks])} in {name}"
-                    for name, ks in sorted(by_zone.items()))
+                    f"{group} in {name}" for name, group in self._by_zone(pieces, labels, zones, viewer, places))
             else:
                 if viewer == "all" or viewer == seat or seat is None:  # (None: every player, the table)
                     what = self.describe_group(list(pieces), labels)
