@@ -256,9 +256,9 @@ def shadowed_by_attribute(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
 
 @check("W419", "shadows-a-face")
 def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
-    """A counter, zone, option, define or variable with the name of a die's face label, and
-    that name written in a rule: a name is looked up among the game's own names first, so the bare name
-    always reads the counter, never the face. With `faces 1, 2, heart, energy` and `counter
+    """A counter, zone, option, define, variable or kind of piece with the name of a die's face
+    label, and that name written in a rule: a name is looked up among the game's own names first, so
+    the bare name always reads the counter (or the kind's pieces), never the face. With `faces 1, 2, heart, energy` and `counter
     energy`, `count(cup, face == energy)` compares each face with the counter's value. Rename
     the counter (`energy_cubes`)."""
     faces: dict[str, str] = {}
@@ -271,7 +271,8 @@ def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
         return
     declared = {item.name: (kind, item) for item in tree.items
                 for kind, cls in (("counter", n.CounterDecl), ("zone", n.ZoneDecl), ("option", n.OptionDecl),
-                                  ("define", n.DefineDecl)) if isinstance(item, cls) and item.name in faces}
+                                  ("define", n.DefineDecl), ("kind", n.PieceDecl), ("kind", n.DieDecl))
+                if isinstance(item, cls) and item.name in faces}
     for node in walk(tree.items):  # variables: `let brain = 0`, `for each brain in ...`, `choose brain ...`
         name = node.name if isinstance(node, n.Let) else node.var if isinstance(node, (n.ForEach, n.Choose)) \
             else None
@@ -289,7 +290,11 @@ def shadows_a_face(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
         yield Diagnostic("W419", f"{what} `{name}` has the name of a face of `{faces[name]}`: written in a rule, "
                          f"`{name}` is the {what}, never the face", decl.span,
                          notes=(f"`{name}` at {where} reads the {what}",),
-                         help=f"rename the {what}, such as `{name}_{'count' if what in ('counter', 'variable') else what}`")
+                         help=f"rename the {what}, such as "
+                         f"`{name}_{_RENAMED.get(what, what)}`")
+
+
+_RENAMED = {"counter": "count", "variable": "count", "kind": "token"}  # W419's suggested suffix
 
 
 @check("W420", "kinds-seen-face-down")

@@ -66,6 +66,9 @@ class Scope:
         self.parent = parent
         self.names: dict[str, tuple[str, str]] = {}
         self.element = element if element is not None else (parent.element if parent else None)
+        # a table cell's own row, its plain columns by name: read where no variable has the
+        # name and, inside a condition about pieces, no attribute of the item either
+        self.row: dict[str, tuple[str, str]] = parent.row if parent else {}
 
     def lookup(self, name: str) -> tuple[str, str] | None:
         scope: Scope | None = self
@@ -1259,6 +1262,8 @@ class ExpressionCompiler:
                 if element_kind == "any" and name in DYNAMIC:
                     code = self.any_piece(code)
                 return Expr(self.attribute_code(name, code), self.attribute_type(name))
+        if name in scope.row:
+            return Expr(*scope.row[name])
         simple = {
             "player": Expr("st.player", "player", True),
             "players": Expr("list(range(st.n))", "players", True),
@@ -1520,7 +1525,7 @@ class ExpressionCompiler:
             scope.names[param] = (f"_a[{i}]", kind)
         for name, value in plain.items():
             if name not in scope.names:
-                scope.names[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
+                scope.row[name] = (self.constant(value), self._x_Literal(n.Literal(value), scope, None).kind)
         saved, self.bound, self.prelude = (self.bound, self.prelude, self.define_uses), [], []
         self.define_uses = None  # a function of its own: nothing kept from the statement's
         try:
@@ -1856,10 +1861,14 @@ class ExpressionCompiler:
         """W413 where `==` (or `!=`) compares with a string it can never equal: a number, a
         player or true/false, or an attribute that no piece has with that text (`suit ==
         "heart"` where the suits are `hearts`, ...); and a list compared with one value."""
-        for side, other in ((left, right), (right, left)):
+        for side, other, side_node in ((left, right, node.left), (right, left, node.right)):
             if side.kind in ("values", "pieces", "players", "zone") and other.kind in ("int", "str", "bool", "label"):
+                hidden_face = isinstance(side_node, n.Name) and side_node.id in self.face_labels \
+                    and side_node.id in self.kinds
                 self.error("W413", f"this compares {a_kind(side.kind)} with {a_kind(other.kind)}: they are "
-                           "never equal", node, help="`X in LIST` asks whether the list holds X; `all(LIST, it == X)` "
+                           "never equal", node, help=f"`{side_node.id}` here is every piece of the kind "
+                           f"`{side_node.id}`, not the face of `{self.face_labels[side_node.id]}`: rename the kind"
+                           if hidden_face else "`X in LIST` asks whether the list holds X; `all(LIST, it == X)` "
                            "whether every item is X")
                 return
         for literal, other_node, other in ((node.left, node.right, right), (node.right, node.left, left)):

@@ -95,11 +95,13 @@ Name the attribute: `sum(hand, number)`, `max(hand of player, points)`. Likewise
 always none; name the attribute to rank by, `highest(hand, strength)`.
 """)
 register("W419", "shadows-a-face", """
-A counter, zone, option, define or variable (`let`, `for each`, `choose`) has the name of a
-die's face label, and a rule writes that name. A name is looked up among the game's own names first, so there it always reads the
+A counter, zone, option, define, variable (`let`, `for each`, `choose`) or kind of piece has
+the name of a die's face label, and a rule writes that name. A name is looked up among the game's own names first, so there it always reads the
 counter, never the face: with `faces 1, 2, heart, energy` and `counter energy`,
 `count(cup, face == energy)` compares each face with the counter's value, and a per-player
-`energy` there is E202. Rename the counter (`energy_count`).
+`energy` there is E202. Rename the counter (`energy_count`). With `faces arrow, beer` and
+`token arrow`, `face == arrow` compares each face with every arrow token: rename the kind
+(`arrow_token`).
 """)
 register("W420", "kinds-seen-face-down", """
 Pieces of two kinds or more are created in a `hidden` or `owner only` zone. A seat that sees

@@ -13,7 +13,7 @@ from . import knowledge
 from .codegen import _ONLY_INT, _freeze, _items, piece_key
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import SEE_PIECES, _code_of, _kind_of, _value_text, describe_error
-from .model import team_total
+from .model import SETUP_PROCEDURE, team_total
 
 if TYPE_CHECKING:
     from . import model as m
@@ -558,7 +558,10 @@ class Machine:
                 for t in range(self.n // self.game.team_size)]
 
     def check_invariants(self) -> list[str]:
-        """Names of declared invariants that do not hold now."""
+        """Names of declared invariants that do not hold now; none while the set-up runs (a
+        draw of the set-up waiting: what it has not made yet cannot hold)."""
+        if any(frame[0] == SETUP_PROCEDURE for frame in self.frames):
+            return []
         return [self.game.rules[c.rule].name for c in self.game.invariants
                 if not self._evaluate(c, f"invariant `{self.game.rules[c.rule].name}`")]
 

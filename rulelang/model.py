@@ -26,6 +26,9 @@ OP_TURN = 11         # a: procedure index of the turn; the seat is state.player
 OP_DRAW = 12         # a: DrawSpec
 OP_SHUFFLE = 13      # a: zone(state, frame)
 
+# The procedures every game has, by number (the file's own procedures come after them)
+MAIN_PROCEDURE, SETUP_PROCEDURE, ROUND_PROCEDURE, TURN_PROCEDURE = 0, 1, 2, 3
+
 OPCODE_NAMES = {
     OP_EXEC: "exec", OP_JUMP: "jump", OP_JUMP_IF_NOT: "jump-if-not", OP_CHOOSE: "choose",
     OP_BRANCH: "branch", OP_ROLL: "roll", OP_CALL: "call", OP_RETURN: "return",

@@ -362,3 +362,22 @@ def test_a_give_turn_loop_that_never_reaches_a_player_owed_a_last_turn_says_who(
         rulelang.load(path).new_initial_state(3)
     message = caught.value.diagnostic.message
     assert message.startswith("no decision or roll after") and "still owed a last turn: player 3" in message
+
+
+def test_invariants_wait_for_the_end_of_the_set_up(tmp_path):
+    """A set-up that draws waits with what it makes afterwards not made yet: the invariants
+    about it are not checked until the set-up is over."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncard letter:\n    one for each number in 1 to 3\n'
+                    "token chip:\n    count 4\n\nzone deck: shared pile, hidden\n"
+                    "zone hand: per player hand, owner only\nzone pot: shared pile, public\n\n"
+                    "invariant four_chips: count(pot) == 4\n\nsetup:\n    rule deal:\n"
+                    "        create letter in deck\n        for each p in players:\n"
+                    "            draw 1 from deck to hand of p\n    rule chips: create chip in pot\n\n"
+                    "turn:\n    rule take_one:\n        move top(pot) to hand of player\n        end game\n\n"
+                    "winner:\n    rule most: most count(hand of player)\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    assert state.current_player() == rulelang.CHANCE and state.check_invariants() == []
+    while state.current_player() == rulelang.CHANCE:
+        state.apply_action(state.legal_actions()[0])
+    assert state.is_terminal() and state.check_invariants() == ["four_chips"]  # checked once set up

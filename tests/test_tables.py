@@ -144,6 +144,21 @@ def test_a_column_with_parameters_on_a_piece_of_another_kind_is_a_fault_naming_t
     assert "chip has no column `gives` with parameters" in str(caught.value) and "rule `use`" in str(caught.value)
 
 
+def test_inside_a_condition_about_pieces_a_bare_column_name_is_the_items_not_the_rows(tmp_path):
+    """`count(city of p, icon == "cow")` in a cell counts the cards showing a cow: there `icon`
+    is each counted card's, as any attribute in such a condition; outside it, the row's own."""
+    game = load_text(tmp_path, 'game "G":\n    players 2\n\ncard thing:\n    table title, icon, pays(p):\n'
+                     '        cow_card, cow, 1\n        factory, factory, 3 * count(city of p, icon == "cow")\n'
+                     '        mill, mill, 10 if icon == "mill" else 0\n\n'
+                     "zone city: per player pool, public\ncounter coins: per player = 0\n\n"
+                     "setup:\n    rule deal: create thing in city of seat(0)\n\n"
+                     "turn:\n    rule earn:\n        for each c in city of player:\n"
+                     "            coins of player += c.pays(player)\n        end game\n\n"
+                     "winner:\n    rule most: most coins of player\n")
+    state = game.new_initial_state(2)
+    assert state.is_terminal() and state.scores()[0] == [1 + 3 + 10]
+
+
 def test_a_column_with_parameters_reading_a_hidden_zone_makes_a_choice_private(tmp_path):
     text = TABLE_GAME.replace("zone hand: per player set, public", "zone hand: per player set, owner only") \
         .replace("x * y + count(pile)", "x * y + count(hand of player, number == 1)") \
