@@ -523,13 +523,20 @@ class Views:
             parts.append(f"{counted} in {self.zone_name(zone, viewer, {})}")
         return "roll " + "; ".join(parts)
 
-    def _by_zone(self, pieces, labels, zones, viewer, places: dict) -> list[tuple[str, str]]:
-        """(zone name, its pieces named) for each zone the pieces lie in (``zones``, one per
-        piece), by name: who had what, for a viewer who sees them all."""
+    def _by_zone(self, pieces, labels, zones, viewer, places: dict, to: int | None = None,
+                 below=None) -> list[tuple[str, str]]:
+        """(zone name, its pieces) for each zone the pieces lie in (``zones``, one per piece), by
+        name: who had what. The pieces are named for a viewer who sees them all; for a move
+        (``to``: where they go), each group as ``_moved_text`` shows it to ``viewer``: what it
+        does not see, counted, as the zones' sizes tell anyway."""
         by_zone: dict[str, list[int]] = {}
         for k, zone in enumerate(zones):
             by_zone.setdefault(self.zone_name(zone, viewer, places), []).append(k)
-        return [(name, self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks]))
+        if to is None or viewer == "all":
+            return [(name, self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks]))
+                    for name, ks in sorted(by_zone.items())]
+        return [(name, self._moved_text([pieces[k] for k in ks], [zones[k] for k in ks], to,
+                                        [labels[k] for k in ks], viewer, below))
                 for name, ks in sorted(by_zone.items())]
 
     def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
@@ -542,11 +549,11 @@ class Views:
             places = payload[4] or {} if len(payload) > 4 else {}
             sources = sorted({self.zone_name(o, viewer, places) for o in origins})
             below = payload[5] if len(payload) > 5 else None
-            if len(sources) > 1 and (viewer == "all" or (below is None and all(
-                    self.sight(o, viewer) == SEE_PIECES for o in set(origins)))):
-                # pieces from several zones, each seen where it was: which came from where (a trick gathered)
+            if len(sources) > 1:
+                # pieces from several zones: which came from where (a trick gathered), named as
+                # a move from one zone names them
                 what = ", ".join(f"{group} from {name}" for name, group in
-                                 self._by_zone(pieces, labels, origins, viewer, places))
+                                 self._by_zone(pieces, labels, origins, viewer, places, to, below))
                 text = f"move {what} to {self.zone_name(to, viewer, places)}"
             else:
                 what = self._moved_text(pieces, origins, to, labels, viewer, below)

@@ -789,3 +789,44 @@ def test_a_then_choose_whose_second_part_is_blind_reads_to_its_chooser_as_its_me
     state.apply_action(0)
     assert [line for line in _lines(state, 0) if "chooses" in line] == [f"player 1 chooses {menu}"]
     assert menu.startswith("bet: 1, pick: a hidden c (1) from hand of player 2")
+
+
+GATHER_HANDS = '''\
+game "Gather hands":
+    players 2
+
+card c:
+    one for each number in 1 to 4
+
+zone deck: shared pile, hidden
+zone hand: per player hand, owner only
+
+setup:
+    rule deal:
+        create c in deck
+        for each p in players:
+            draw 1 from deck to hand of p
+
+turn:
+    rule gather: move hand of players to deck
+    rule stop: end game
+
+winner:
+    rule none_yet: most count(hand of player)
+'''
+
+
+def test_a_move_from_several_zones_says_whose_were_whose_to_every_viewer_as_it_sees_them(tmp_path):
+    """Each seat reads its own card named and the other's counted, each after the hand it
+    left (the counts are what the hands' sizes tell anyway)."""
+    path = tmp_path / "gather.rules"
+    path.write_text(GATHER_HANDS)
+    state = rulelang.load(path).new_initial_state(2)
+    while state.current_player() == rulelang.CHANCE:  # the deal
+        state.apply_action(state.legal_actions()[0])
+    gather = {viewer: _lines(state, viewer)[-2] for viewer in ("all", 0, 1, None)}
+    mine_1, mine_2 = (state.describe_piece(state.history[seat]) for seat in (0, 1))
+    assert gather["all"] == f"move {mine_1} from hand of player 1, {mine_2} from hand of player 2 to deck"
+    assert gather[0] == f"move {mine_1} from hand of player 1, 1 c from hand of player 2 to deck"
+    assert gather[1] == f"move 1 c from hand of player 1, {mine_2} from hand of player 2 to deck"
+    assert gather[None] == "move 1 c from hand of player 1, 1 c from hand of player 2 to deck"
