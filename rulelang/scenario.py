@@ -450,6 +450,7 @@ class _Runner:
         self.state: State | None = None
         self.step: Step | None = None
         self.steps_run = 0
+        self.trace_viewer: Any = "all"  # whose trace lines a failure shows (`events as ...:`)
         self.expected_fault: str | None = None
         self.faulted_at: Step | None = None
         self.rng = random.Random(scenario.seed) if scenario.seed is not None else None
@@ -774,8 +775,10 @@ class _Runner:
             if viewer is not None and viewer >= self.state.n:
                 self.step = Step(events[0][0] - 1 if events else 0, "event", "", "")
                 self.fail(f"`events as player {viewer + 1}:` names no seat of this {self.state.n}-player game")
+            self.trace_viewer = viewer  # a failure shows the lines searched
             self._check_lines(self.state.event_lines(0, viewer), events,
                               " seen by " + ("a spectator" if viewer is None else f"player {viewer + 1}"))
+        self.trace_viewer = "all"
 
     def _check_lines(self, lines: list[str], events, seen_by: str) -> None:
         """The ``events`` (line, text) of one section, found in order in ``lines``."""
@@ -832,8 +835,10 @@ def _report(runner: _Runner, message: str) -> str:
     lines.append("now:")
     lines.append(runner.describe_node())
     if runner.state is not None:
-        trace = runner.state.event_lines()
-        lines.append(f"last {min(TRACE_LINES, len(trace))} of {len(trace)} trace lines:")
+        viewer = runner.trace_viewer
+        trace = [line for line in runner.state.event_lines(0, viewer) if line]
+        seen_by = "" if viewer == "all" else " seen by " + ("a spectator" if viewer is None else f"player {viewer + 1}")
+        lines.append(f"last {min(TRACE_LINES, len(trace))} of {len(trace)} trace lines{seen_by}:")
         lines += ["    " + line for line in trace[-TRACE_LINES:]]
     return "\n".join(lines)
 

@@ -381,3 +381,20 @@ def test_invariants_wait_for_the_end_of_the_set_up(tmp_path):
     while state.current_player() == rulelang.CHANCE:
         state.apply_action(state.legal_actions()[0])
     assert state.is_terminal() and state.check_invariants() == ["four_chips"]  # checked once set up
+
+
+def test_a_failing_events_as_section_shows_the_lines_it_searched(tmp_path):
+    """The report of a failing `events as player 2:` shows player 2's lines, not the referee's."""
+    (tmp_path / "g.rules").write_text(
+        'game "G":\n    players 2\n\ncard c:\n    one for each number in 1 to 4\n\n'
+        "zone deck: shared pile, hidden\nzone hand: per player hand, owner only\n\n"
+        "setup:\n    rule deal:\n        create c in deck\n        for each p in players:\n"
+        "            draw 1 from deck to hand of p\n\nturn:\n    rule gather: move hand of players to deck\n"
+        "    rule stop: end game\n\nwinner:\n    rule w: most count(hand of player)\n", encoding="utf-8")
+    scenario = tmp_path / "g.scenario"
+    scenario.write_text("game: g.rules\nplayers: 2\nsteps:\n    draw c 1\n    draw c 2\n    expect game over\n"
+                        "events as player 2:\n    move c 3 from hand of player 2\n", encoding="utf-8")
+    from rulelang.scenario import run_scenario
+    result = run_scenario(scenario)
+    assert not result.passed and "trace lines seen by player 2:" in result.message
+    assert "move 1 c from deck to hand of player 1" in result.message and "c 1" not in result.message
