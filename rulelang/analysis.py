@@ -28,7 +28,7 @@ import attrs
 
 from . import knowledge
 from .engine_values import _CHANCE_KINDS, _value_text
-from .faces import COUNTERS, EVERY, objective_reads, reads_anywhere
+from .faces import COUNTERS, EVERY, objective_reads, reads_in_turn
 from .model import team_total
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
@@ -355,7 +355,8 @@ class Analysis:
             reach = self.reach()
         by_decision: dict[tuple, list[tuple]] = {}
         for key, p in reach.items():
-            if p and self.nodes[key][1] == "max":
+            # (a decision with one option is played, not listed: one at the turn's start too)
+            if p and self.nodes[key][1] == "max" and len(self.nodes[key][2]) > 1:
                 by_decision.setdefault(key[1][:2], []).append(key)
         groups = sorted(by_decision.values(), key=lambda keys: -sum(reach[k] for k in keys))
         lines = []
@@ -448,9 +449,9 @@ def _decision(state: State) -> str:
 
 
 def reads_unseen(game, objective: Objective) -> tuple[str, ...]:
-    """The zones and counters that some seat does not see and that a rule, or the objective,
-    may read (a `top only` zone, whose pieces everyone saw arrive, counts as seen)."""
-    reads = reads_anywhere(game) | (objective.reads if objective.reads is not None else {EVERY})
+    """The zones and counters that some seat does not see and that a rule a turn runs, or the
+    objective, may read (a `top only` zone, whose pieces everyone saw arrive, counts as seen)."""
+    reads = reads_in_turn(game) | (objective.reads if objective.reads is not None else {EVERY})
     unseen = [zone.name for zone in game.zones if zone.visibility not in ("public", "top only")]
     found = [name for name in unseen if EVERY in reads or name in reads]
     if COUNTERS in reads:

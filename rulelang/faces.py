@@ -91,6 +91,29 @@ def reads_anywhere(game: m.GameDef) -> frozenset[str]:
     return frozenset().union(*map(objective_reads, functions))
 
 
+def reads_in_turn(game: m.GameDef) -> frozenset[str]:
+    """``reads_anywhere``, of the rules a turn may run only: the `turn:` section, the
+    procedures it runs (`do`, `when do`), every triggered rule, end conditions and winner rules;
+    not the set-up nor the rest of a round. A game whose turn section is empty (a `round:`
+    that does everything) reads what any rule reads."""
+    procedures = game.procedures
+    reached, waiting = set(), [m.TURN_PROCEDURE]
+    waiting += [trigger.procedure for trigger in game.move_triggers]
+    while waiting:
+        index = waiting.pop()
+        if index in reached:
+            continue
+        reached.add(index)
+        waiting += [a for op, a, _, _ in procedures[index].code if op in (m.OP_CALL, m.OP_TURN)]
+    if not any(op not in (m.OP_RETURN, m.OP_JUMP) for op, _, _, _ in procedures[m.TURN_PROCEDURE].code):
+        return reads_anywhere(game)
+    functions = [f for index in sorted(reached) for op, a, b, _ in procedures[index].code
+                 for f in instruction_functions(op, a, b)]
+    functions += [trigger.cond for trigger in game.move_triggers if trigger.cond is not None]
+    functions += [check.test for check in game.ends + game.criteria + game.no_winner]
+    return frozenset().union(*map(objective_reads, functions))
+
+
 class FaceLiveness:
     """For a game and the zones its analysis reads at a turn's end (``leaf_reads``, names;
     None: every zone), ``live(procedure, pc, waiting)``: the names of the zones whose dice's

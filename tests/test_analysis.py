@@ -141,6 +141,46 @@ def test_decisions_with_one_option_are_played_through(tmp_path):
         analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game), max_steps=50)
 
 
+FORCED_FIRST = """game "One option":
+    players 2
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+counter score: per player = 0
+
+setup:
+    rule one_die: create d6 in cup
+
+turn:
+    rule only_one:
+        choose n from [1] as "forced"
+        score of player += n
+    rule throw: roll cup
+    rule keep_or_not:
+        choose as "keep":
+            "keep": score of player += first(cup).value
+            "drop": pass
+
+end:
+    rule enough: game ends when turn_number >= 4
+
+winner:
+    rule most: most score of player
+"""
+
+
+def test_a_decision_with_one_option_at_the_turns_start_is_not_in_the_policy(tmp_path):
+    path = tmp_path / "forced_first.rules"
+    path.write_text(FORCED_FIRST, encoding="utf-8")
+    game = rulelang.load(path)
+    result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+    assert result.value == 4.5
+    lines = result.policy(top=None)
+    assert len(lines) == 6 and all(line.runner_up is not None for line in lines)
+
+
 BACK_AND_FORTH = """game "Back and forth":
     players 2 to 2
 
@@ -443,3 +483,56 @@ def test_with_no_turn_under_way_the_seat_deciding_now_is_analysed():
     assert result.seat == 1 and result.value == Fraction(1, 2)
     code, out, _ = run_cli("analyze", path)
     assert code == 0 and "player 2's decision" in out
+
+
+ROUND_READS_HIDDEN = """game "Refill":
+    players 2
+
+die d6:
+    faces 1 to 6
+
+card bill:
+    one for each number in 1 to 6
+
+zone bank: shared pile, hidden
+zone prize: shared pile, public
+zone cup: per player pool, public
+zone won: per player pile, public
+
+setup:
+    rule make:
+        create bill in bank
+        for each p in players:
+            create 2 d6 in cup of p
+
+round:
+    rule refill: move first(bank) to prize
+    rule turns:
+        for each p in players:
+            give a turn to p
+
+turn:
+    rule throw: roll cup of player
+    rule take:
+        if sum(cup of player) >= 7:
+            move prize to won of player
+
+end:
+    rule three: game ends when round_number >= 3
+
+winner:
+    rule most: most sum(won of player, number)
+"""
+
+
+def test_what_only_the_round_reads_is_no_hidden_read_of_the_turn(tmp_path):
+    """The note that the analysis sees what a seat does not is about the rules a turn runs:
+    a hidden bank that only the round's refill reads is not among them."""
+    path = tmp_path / "refill.rules"
+    path.write_text(ROUND_READS_HIDDEN, encoding="utf-8")
+    game = rulelang.load(path)
+    assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
+    turn_reads = ROUND_READS_HIDDEN.replace("if sum(cup of player) >= 7:", "if sum(cup of player) >= count(bank):")
+    path.write_text(turn_reads, encoding="utf-8")
+    game = rulelang.load(path)
+    assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ("bank",)
