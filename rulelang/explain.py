@@ -10,6 +10,7 @@ from typing import Any
 from . import nodes as n
 from .diagnostics import CODES, did_you_mean
 from .engine_values import keys_text, shown
+from .codegen import TableCell
 from .model import GameDef
 from .source import printable
 
@@ -301,17 +302,33 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
         having = [kind for kind in game.kinds if any(piece[column] is not None for piece in kind.pieces)]
         if having:
             values = [piece[column] for kind in having for piece in kind.pieces if piece[column] is not None]
+            if any(v.__class__ is TableCell for v in values):  # a column with parameters: an expression per card
+                arity = next(v.arity for v in values if v.__class__ is TableCell)
+                kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind in having)
+                return _declared(f"attribute `{topic}` of {kinds}: a column with {arity} parameter"
+                                 f"{'' if arity == 1 else 's'}, each card's own expression, worked out when called "
+                                 f"(`X.{topic}({', '.join(['...'] * arity)})`)", having[0].span)
             numbers = sorted(set(v for v in values if v.__class__ is int))
             texts = list(dict.fromkeys([*map(str, numbers), *(shown(v) for v in values if v.__class__ is not int)]))
             listed = ", ".join(texts[:12]) + (", ..." if len(texts) > 12 else "")
             kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind in having)
             return _declared(f"attribute `{topic}` of {kinds}: {listed}", having[0].span)
-    names = [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
+    keyed_counters = [c for c in game.counters if c.keys and topic in map(str, c.keys)]
+    if keyed_counters:  # a key of a counter with keys: an entry of each
+        return "\n\n".join(_declared(f"key `{topic}` of counter `{c.name}` (`{c.name}[{topic}]`), "
+                                      f"{counter_summary(c, tree)}", c.span) for c in keyed_counters)
+    keyed_zones = list(dict.fromkeys(z.name.partition("[")[0] for z in game.zones if z.name.endswith(f"[{topic}]")))
+    if keyed_zones:  # a key of zones with keys
+        decls = [tree.zones.get(name) if tree is not None else None for name in keyed_zones]
+        return "\n\n".join(_declared(f"key `{topic}` of zone `{name}` (`{name}[{topic}]`)", decl.span if decl else None)
+                             for name, decl in zip(keyed_zones, decls))
+    names = [str(key) for c in game.counters for key in c.keys or () if str(key).isidentifier()] + \
+        [r.name for r in game.rules] + [o.name for o in game.options] + [z.name for z in game.zones] + \
         [k.name for k in game.kinds] + [c.name for c in game.counters] + list(defines) + [v.name for v in game.shown] \
         + list(procedures) + [str(label) for kind in game.kinds for label in kind.face_labels if str(label).isidentifier()] \
         + list(game.attributes)
-    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, define, show, "
-                       "attribute or procedure "
+    raise UnknownTopic(f"{printable(game.name)} has no rule, option, zone, component, face, counter, key, define, "
+                       "show, attribute or procedure "
                        f"`{printable(_cut(topic))}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
 

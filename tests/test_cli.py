@@ -307,6 +307,21 @@ def test_explain_a_face_names_every_kind_that_has_it(tmp_path, capsys):
     assert "face `shotgun` of die `green_die`" in out and "face `shotgun` of die `red_die`" in out
 
 
+def test_explain_a_key_and_a_column_with_parameters(capsys):
+    """A key of a counter or of zones with keys, and a table column with parameters, by name."""
+    cities = str(ROOT / "tests/scenarios/designer-games/lost-cities-full.rules")
+    assert cli.main(["explain", cities, "yellow"]) == 0
+    out = capsys.readouterr().out
+    assert "key `yellow` of zone `expedition` (`expedition[yellow]`)" in out and "zone `discard`" in out
+    yahtzee = str(ROOT / "tests/language/five_dice.rules")
+    assert cli.main(["explain", yahtzee, "twos"]) == 0
+    assert "key `twos` of counter `sheet` (`sheet[twos]`), per player" in capsys.readouterr().out
+    warnings = str(ROOT / "tests/language/tables.rules")
+    assert cli.main(["explain", warnings, "fires"]) == 0
+    out = capsys.readouterr().out
+    assert "attribute `fires` of card `warning`: a column with 1 parameter" in out and "<fires" not in out
+
+
 def test_explain_file_lists_the_game(capsys):
     assert cli.main(["explain", "--file", PICKOMINO]) == 0
     out = capsys.readouterr().out
