@@ -30,7 +30,7 @@ def state_key(state: State) -> tuple:
     return (tuple(map(tuple, state.zones)), tuple(map(tuple, state.dynamic)), repr(state.counters),
             repr(state.frames), pending, state.player, state.first_player, state.round_number,
             state.turn_number, state.used_once, repr(state.fired), state.finished, len(state.where),
-            state.last_turns, state.last_turn_last)
+            state.last_turns, state.last_turn_last, state.again)
 
 
 def _ways(replay: State, mover: int) -> list[tuple[object, float]]:

@@ -318,6 +318,17 @@ class Board:
                 if self.tracing:
                     self.events.append((rule, "back" if back else "out", seat))
 
+    def another_turn(self, rule: int) -> None:
+        """`player takes another turn`: when the turn in progress ends, its player takes the
+        next one too (written twice in a turn, still one more)."""
+        if not any(frame[3] for frame in self.frames):
+            raise ValueError("`player takes another turn` runs outside a turn (from the `setup` or `round` section, "
+                             "through a procedure or a triggered rule): there is no turn to follow")
+        if not self.again:
+            self.again = True
+            if self.tracing:
+                self.events.append((rule, "again", self.player))
+
     def reveal(self, pieces: list, who: Any, rule: int) -> None:
         """`reveal`: one player sees ``pieces`` where they lie; the trace tells the others that
         they did (which pieces, only as far as they see them)."""

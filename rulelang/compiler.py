@@ -215,6 +215,8 @@ class Compiler(ExpressionCompiler):
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
         self.tree = self._option_ranges_worked_out(tree)
+        # the turns are followed by a test for another turn only in a game that may give one
+        self.takes_another_turn = any(isinstance(node, n.AnotherTurn) for node in walk(self.tree.items))
         self.game: n.GameDecl | None = None
         self.options: dict[str, n.OptionDecl] = {}
         self.kinds: dict[str, n.DieDecl | n.PieceDecl] = {}
@@ -1213,15 +1215,29 @@ class Compiler(ExpressionCompiler):
         def anyone_in(st, fr):
             return len(st.out) < st.n
 
-        for function in (everyone_out, anyone_in):  # (for rulelang.faces: these read no zone)
+        def another_turn(st, fr):
+            """`player takes another turn` ran in the turn just ended: the same player plays
+            next, unless out by now, or the last turns are under way (one each)."""
+            if not st.again:
+                return False
+            st.again = False
+            return st.player not in st.out and st.last_turns is None
+
+        for function in (everyone_out, anyone_in, another_turn):  # (for rulelang.faces: these read no zone)
             function.zones_read, function.uses_counters, function.jumps = frozenset(), False, frozenset()
             function.slots_used = frozenset()
         all_out, end = code.label(), code.label()
         code.emit(m.OP_JUMP_IF_NOT, anyone_in, all_out)
         top = code.here()
         code.emit(m.OP_JUMP_IF_NOT, next_seat, end)
+        turn = code.here()
         code.emit(m.OP_TURN, self.proc_index["turn"])
         code.emit(m.OP_CHECK_END, False)
+        if self.takes_another_turn:
+            after = code.label()
+            code.emit(m.OP_JUMP_IF_NOT, another_turn, after)
+            code.emit(m.OP_JUMP, turn)
+            code.place(after)
         code.emit(m.OP_JUMP, top if again else end)
         code.place(all_out)
         code.emit(m.OP_EXEC, everyone_out)
@@ -1965,6 +1981,15 @@ class _Code:
             return
         self.call_done_triggers()
         self.emit(m.OP_END_TURN)
+
+    def _s_AnotherTurn(self, stmt, scope):
+        if self.section in ("setup", "round"):
+            self.error("E301", f"`player takes another turn` in the `{self.section}` section", stmt,
+                       help="it gives the player of the turn in progress the next turn too, and no turn is under "
+                       f"way in the `{self.section}` section: put it in the `turn` section, or in a procedure "
+                       "that a turn runs")
+            return
+        self.line(f"st.another_turn({self.rule})")
 
     def call_done_triggers(self) -> None:
         """Run the `when do THIS` rules: where this procedure is done, by its end or `end turn`."""

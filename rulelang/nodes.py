@@ -253,6 +253,11 @@ class EndTurn(Node):
 
 
 @attrs.frozen
+class AnotherTurn(Node):
+    """``player takes another turn``: when this turn ends, its player takes the next one too."""
+
+
+@attrs.frozen
 class EndGame(Node):
     """``end game``: the game ends at once; the winner rules decide."""
 

@@ -1201,6 +1201,9 @@ class AstBuilder(Transformer):
     def end_turn_stmt(self, meta, children):
         return n.EndTurn(span=self._span(meta))
 
+    def another_turn_stmt(self, meta, children):
+        return n.AnotherTurn(span=self._span(meta))
+
     def end_game_stmt(self, meta, children):
         return n.EndGame(span=self._span(meta))
 

@@ -265,6 +265,7 @@ class State(Board, Machine, Views):
     last_turns_rule = -1
     last_turn_last = -1  # `a last turn for everyone`: the player who set it off, owed the last of them
     first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
+    again = False  # `player takes another turn` ran in the turn in progress
     finished = False
     # ``rulelang.analysis``: stop where the turn ends (its frame returns) or a turn would begin
     stop_at_turn_end = False

@@ -182,7 +182,7 @@ class TurnKeys:
         else:
             zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain)
         return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
-                state.last_turns, state.last_turn_last, state.used_once, state.finished, state.turn_number, state.round_number)
+                state.last_turns, state.last_turn_last, state.again, state.used_once, state.finished, state.turn_number, state.round_number)
 
     def _shown(self, faces: tuple) -> list:
         """[what each piece is to the key, given the faces pieces show; the same with every die

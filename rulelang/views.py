@@ -607,6 +607,8 @@ class Views:
             text = f"turn of player {payload + 1}"
         elif kind == "end turn":
             text = f"player {payload + 1}'s turn ends"
+        elif kind == "again":
+            text = f"player {payload + 1} takes another turn after this one"
         elif kind == "round":
             text = f"round {payload}"
         elif kind == "out":
