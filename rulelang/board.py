@@ -279,7 +279,11 @@ class Board:
 
     def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False, pieces: bool = False) -> None:
         """A counter set to ``value`` (``is_seat``: a player; ``pieces``: a piece or pieces,
-        which the trace names where each viewer sees them, so it keeps where they lie)."""
+        which the trace names where each viewer sees them, so it keeps where they lie; None:
+        as the counter holds, set from a variable that reads as any value)."""
+        if pieces is None:
+            counter = self.counter_of(index)[0]
+            pieces, is_seat = counter.holds_pieces, counter.holds_player
         if value.__class__ is int and not -self.big_number < value < self.big_number:
             raise LimitExceeded("R511", f"{self.counter_name(index)} would get a number of more "
                                 f"than {self.number_digits} digits")

@@ -253,6 +253,11 @@ class Compiler(ExpressionCompiler):
         self.player_variables: set[str] = set()
         self.variables_from_counters: dict[str, set[str]] = {}
         self.counters_from_variables: dict[str, set[str]] = {}
+        # Pieces carried by variables (`let best = none`, `best = first(hand)`, then `kept =
+        # best`, where `best` reads as any value): the types each variable is set to, and the
+        # counters set from such variables, with where (``_pieces_through_variables``)
+        self.variable_kinds: dict[str, set[str]] = {}
+        self.counters_set_from: dict[str, list[tuple[str, n.Node]]] = {}
         self.other_counters: set[str] = set()  # counters set to anything else but none somewhere
         self.loose_counters: set[str] = set()  # counters set somewhere to what may be or hold a piece
         self.piece_counter_sites: dict[str, Any] = {}  # counter -> where it is first set to pieces
@@ -438,8 +443,23 @@ class Compiler(ExpressionCompiler):
                     self.seat_counters.add(counter)
                     changed = True
 
+    def _pieces_through_variables(self) -> None:
+        """A counter set from a variable that reads as any value holds pieces where the variable
+        is only ever set to pieces or none (its trace line and the board then name them only
+        where each seat sees them), and other values where it is set to anything else."""
+        for counter, sites in self.counters_set_from.items():
+            kinds = set().union(*(self.variable_kinds.get(name, {"any"}) for name, _ in sites)) - {"none"}
+            if kinds & {"piece", "pieces"}:
+                self.piece_counters.add(counter)
+                self.piece_counter_sites.setdefault(counter, sites[0][1])
+            if not kinds <= {"piece", "pieces"} or not kinds:
+                self.other_counters.add(counter)
+
     def _note_variable(self, name: str, value_node: n.Node, kind: str) -> None:
-        """What a variable is set to, for ``_players_through_variables``."""
+        """What a variable is set to, for ``_players_through_variables`` and
+        ``_pieces_through_variables``."""
+        # (`empty` is an empty list of anything: pieces later are pieces only)
+        self.variable_kinds.setdefault(name, set()).add("none" if isinstance(value_node, n.EmptyLiteral) else kind)
         if kind == "player":
             self.player_variables.add(name)
         elif isinstance(value_node, n.Name) and value_node.id in self.counters:
@@ -708,6 +728,7 @@ class Compiler(ExpressionCompiler):
                         break
                 self.diagnostics.extend(best[1] if best else ())
         self._players_through_variables()
+        self._pieces_through_variables()
         for name, node in self.ranked_counters:
             if name in self.piece_counters and name not in self.other_counters and name not in self.seat_counters:
                 self.error("E201", f"`{node.direction}` ranks the players by a number, not a piece: counter "
@@ -1914,13 +1935,19 @@ class _Code:
         is_seat = stmt.op == "=" and value.kind in ("player", "players")
         if is_seat:
             self.compiler.seat_counters.add(target.name)
-        elif stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
-                and scope.lookup(stmt.value.id) is not None:
+        from_variable = stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
+            and scope.lookup(stmt.value.id) is not None
+        if from_variable and not is_seat:
             self.compiler.counters_from_variables.setdefault(target.name, set()).add(stmt.value.id)
+            self.compiler.counters_set_from.setdefault(target.name, []).append((stmt.value.id, stmt.value))
         if value.kind not in _NO_PIECE_KINDS:
             self.compiler.loose_counters.add(target.name)
         if stmt.op == "=" and value.kind == "none":
             pass
+        elif from_variable:  # pieces or not: as what the variable is set to says, once all is compiled
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, None)")
+            self.changed()
+            return
         elif stmt.op != "=" or value.kind not in ("piece", "pieces"):
             self.compiler.other_counters.add(target.name)
         if stmt.op == "=" and value.kind in ("piece", "pieces"):  # the trace names them where seen

@@ -830,3 +830,62 @@ def test_a_move_from_several_zones_says_whose_were_whose_to_every_viewer_as_it_s
     assert gather[0] == f"move {mine_1} from hand of player 1, 1 c from hand of player 2 to deck"
     assert gather[1] == f"move 1 c from hand of player 1, {mine_2} from hand of player 2 to deck"
     assert gather[None] == "move 1 c from hand of player 1, 1 c from hand of player 2 to deck"
+
+
+CARRIED_BY_A_VARIABLE = '''\
+game "Kept through a variable":
+    players 2
+
+card chit:
+    one for each number in 1 to 6
+
+zone deck: shared pile, hidden
+zone hand: per player hand, owner only
+
+counter kept: shared = none
+
+setup:
+    rule deal:
+        create chit in deck
+        draw 2 from deck to hand of seat(0)
+
+turn:
+    rule keep:
+        let best = START
+        best = PIECES
+        kept = best
+        end game
+
+winner:
+    rule fewest_held: most 0 - count(hand of player)
+'''
+
+
+@pytest.mark.parametrize("start, pieces", [("none", "first(hand of seat(0))"),
+                                           ("empty", "hand of seat(0) where number >= 1")])
+def test_a_counter_set_from_a_variable_that_starts_empty_names_its_pieces_only_where_seen(tmp_path, start, pieces):
+    """`let best = none` (or `empty`), then pieces, then `kept = best`: the variable reads as
+    any value, yet it only ever holds pieces, so the counter shows them as pieces, hidden
+    from a seat that does not see them, never as their numbers."""
+    path = tmp_path / "kept.rules"
+    path.write_text(CARRIED_BY_A_VARIABLE.replace("START", start).replace("PIECES", pieces))
+    game = rulelang.load(path)
+    assert game.counters[0].holds_pieces
+    state = game.new_initial_state(2)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    mine = [line for line in _lines(state, 0) if line.startswith("kept = ")]
+    theirs = [line for line in _lines(state, 1) if line.startswith("kept = ")]
+    assert "chit" in mine[0] and "hidden" not in mine[0]
+    assert "a hidden chit" in theirs[0] and not any(ch.isdigit() for ch in theirs[0])
+    assert "a hidden chit" in state.observation_string(1) and "kept: a hidden" not in state.observation_string(0)
+
+
+def test_a_counter_set_from_a_variable_holding_pieces_and_numbers_is_refused(tmp_path):
+    path = tmp_path / "kept.rules"
+    path.write_text(CARRIED_BY_A_VARIABLE.replace("START", "none").replace(
+        "PIECES", "first(hand of seat(0))\n        best = 3 if best == none else best"))
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(path)
+    assert [d.code for d in caught.value.diagnostics] == ["E201"]
+    assert "set to pieces here and to other values" in caught.value.diagnostics[0].message
