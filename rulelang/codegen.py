@@ -669,11 +669,16 @@ def _concat(st, a, b):
     st.work += len(a) + len(b)
     if st.work > st.work_budget:
         _items(st, ())
-    return a + b
+    if a.__class__ is list and b.__class__ is list:
+        return a + b
+    return [*a, *b]  # (a finished game keeps its zones as tuples: a list all the same)
 
 
 def _equal(st, a, b):
-    """`==` that counts the items of two lists it compares (lists of unequal size differ at once)."""
+    """`==` that counts the items of two lists it compares (lists of unequal size differ at once);
+    a zone of a finished game, kept as a tuple, compares as the list it was."""
+    if a.__class__ is tuple and b.__class__ is list or a.__class__ is list and b.__class__ is tuple:
+        a, b = list(a), list(b)
     if a.__class__ is list and b.__class__ is list and len(a) == len(b):
         _items(st, a)
     return a == b

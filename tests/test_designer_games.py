@@ -398,3 +398,21 @@ def test_a_failing_events_as_section_shows_the_lines_it_searched(tmp_path):
     result = run_scenario(scenario)
     assert not result.passed and "trace lines seen by player 2:" in result.message
     assert "move 1 c from deck to hand of player 1" in result.message and "c 1" not in result.message
+
+
+def test_invariants_and_comparisons_hold_in_a_finished_game(tmp_path):
+    """A finished game keeps its zones as tuples (they never change again): `+` and `==` of
+    collections read them as the lists they were."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncard chip:\n    one for each number in 1 to 3\n\n'
+                    "zone hand: per player hand, public\nzone pot: shared pile, public\n\n"
+                    "invariant three_chips: count(hand of players + pot) == 3\n"
+                    "invariant pot_or_nothing: pot + empty == pot and hand of seat(1) == empty\n\n"
+                    "setup:\n    rule deal: create chip in hand of seat(0)\n\n"
+                    "round:\n    rule give:\n        choose c from hand of seat(0) by seat(0) as \"give\"\n"
+                    "        move c to pot\n        end game\n\n"
+                    "winner:\n    rule most: most count(hand of player)\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    state.apply_action(0)
+    assert state.is_terminal() and state.zones[state.zone_index("pot")].__class__ is tuple
+    assert state.check_invariants() == []
