@@ -662,6 +662,11 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
     if re.fullmatch(r"\s*end\s*", line) and word == "round":
         return ("a turn ends with `end turn` and the game with `end game`; a round ends when every "
                 "player has had their turn (`each player takes a turn` in `round:`)")
+    starts = re.fullmatch(r"\s*([a-z]+)\s*", line)
+    if word in ("=", "+=", "-=") and starts and starts.group(1) in _LINE_WORDS:
+        name = starts.group(1)
+        return (f"`{name}` is a word of the language that starts a line (`{_LINE_WORDS[name]}`), so a line "
+                f"cannot start by setting a variable or counter of that name: rename it, such as `{name}_now`")
     if word == "=" and "==" not in {_describe_terminal(t).strip("`") for t in expected} \
             and re.search(r"\b(if|elif|while|where|when|and|or|not)\b|\(", line):
         return "`=` is the assignment; to compare, write `==`"
@@ -671,6 +676,19 @@ def _word_help(text: str, start: int, end: int, token: Token, expected: set[str]
         return did_you_mean(word, sorted(words)) if words else None
     return None
 
+
+# The words that start a line of the language, each with an example: a variable or counter of
+# that name cannot be set on a line of its own
+_LINE_WORDS = {
+    "roll": "roll cup", "draw": "draw 1 from deck to hand of player", "move": "move c to pile",
+    "create": "create 5 d6 in cup", "break": "break", "pass": "pass", "end": "end turn", "do": "do fail_turn",
+    "each": "each player takes a turn", "give": "give a turn to current", "player": "player takes another turn",
+    "least": "least count(hand of player)", "most": "most score of player", "eliminate": "eliminate player",
+    "bring": "bring back player", "reveal": "reveal c to player", "repeat": "repeat 3 times:",
+    "while": "while cup is not empty:", "choose": "choose c from hand of player", "may": 'may "roll again":',
+    "game": "game ends when ...", "rule": "rule throw:", "when": "when move to pile:", "if": "if ...:",
+    "elif": "elif ...:", "else": "else:", "for": "for each p in players:", "let": "let x = 1",
+}
 
 # The words a statement starts with, for a misspelt one (`rol cup`, `chose c from ...`).
 _STATEMENT_WORDS = ("roll", "draw", "move", "create", "shuffle", "tally", "choose", "let", "repeat", "while",
