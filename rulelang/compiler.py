@@ -1427,6 +1427,8 @@ class _Code:
         self.section = "main"
         self.body = None  # the statements compiled (``HiddenValues.private_names`` is keyed by them)
         self.public_choices: dict[int, n.Choose] = {}  # slot -> the choice, shown to all, that set it (W423)
+        # slots of variables started as `empty` and not set since: a list of any kind yet
+        self.started_empty: set[int] = set()
         self.code: list[list] = []
         self.spans: list = []
         self.loop_ends: list[list] = []
@@ -1838,6 +1840,10 @@ class _Code:
             # reads `best.number` before that line: from the start it is a piece or none.
             kind = "any"
         scope.names[stmt.name] = (f"fr[{slot}]", kind)
+        if isinstance(stmt.value, n.EmptyLiteral):
+            self.started_empty.add(slot)
+        else:
+            self.started_empty.discard(slot)
         self.slots.note(slot, kind)
         self.compiler._note_variable(stmt.name, stmt.value, value.kind)
         self.line(f"fr[{slot}] = {value.code}")
@@ -1853,6 +1859,14 @@ class _Code:
             raise CompileError
         if local is not None and target.owner is None:
             where = local[0]
+            slot = int(where[3:-1]) if where.startswith("fr[") else None
+            if stmt.op == "=" and slot in self.started_empty and local[1] == "values" \
+                    and value.kind in ("pieces", "players", "subsets", "values"):
+                # `let found = empty`, then `found = found + subsets(hand, 2)`: the list it
+                # starts as is of whatever it is first given
+                self.started_empty.discard(slot)
+                scope.retype(target.name, value.kind)
+                local = (where, value.kind)
             if stmt.op == "=":
                 self._same_kind(target.name, local[1], value.kind, stmt.value)
                 if value.kind != local[1] and value.kind != "none":

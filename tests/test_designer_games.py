@@ -416,3 +416,20 @@ def test_invariants_and_comparisons_hold_in_a_finished_game(tmp_path):
     state.apply_action(0)
     assert state.is_terminal() and state.zones[state.zone_index("pot")].__class__ is tuple
     assert state.check_invariants() == []
+
+
+def test_a_variable_started_as_empty_takes_the_kind_of_list_it_is_first_given(tmp_path):
+    """`let found = empty`, then `found = found + subsets(hand, 2)`: a list of groups from
+    then on, not a list of values that cannot hold them."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncard chip:\n    one for each number in 1 to 4\n\n'
+                    "zone hand: per player hand, public\ncounter best: per player = 0\n\n"
+                    "define worth(cards) = sum(cards, number)\n\n"
+                    "setup:\n    rule deal: create chip in hand of seat(0)\n\n"
+                    "turn:\n    rule groups:\n        let found = empty\n        for each size in [2, 3]:\n"
+                    "            found = found + subsets(hand of seat(0), size)\n"
+                    "        for each g in found:\n            if worth(g) > best of player:\n"
+                    "                best of player = worth(g)\n        end game\n\n"
+                    "winner:\n    rule most: most best of player\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    assert state.is_terminal() and state.scores()[0] == [2 + 3 + 4]
