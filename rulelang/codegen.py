@@ -1421,15 +1421,30 @@ class ExpressionCompiler:
                 passed.append((name, e.code))
         self._expanding.append(decl.name)
         self.define_params.extend(name for name, _ in passed)
+        before = len(self.diagnostics)
         try:
             body = self.code(decl.value, inner, slots)
         finally:
             self._expanding.pop()
             del self.define_params[len(self.define_params) - len(passed):]
+            self._note_use(before, decl, node)
         if not passed:
             return body
         names, codes = ", ".join(name for name, _ in passed), ", ".join(code for _, code in passed)
         return Expr(f"(lambda {names}: {body.code})({codes})", body.kind, body.safe)
+
+    def _note_use(self, since: int, decl: n.DefineDecl, node) -> None:
+        """The diagnostics found in a define's body while expanding one use of it say which use
+        (the body is right for some arguments, and the mistake may be the use's)."""
+        use, body = getattr(node, "span", None), decl.span
+        if use is None or body is None:
+            return
+        note = f"in the use of `{decl.name}` at {use.where()}"
+        for i in range(since, len(self.diagnostics)):
+            d = self.diagnostics[i]
+            if d.span is not None and d.span.path == body.path and body.start <= d.span.start <= body.end \
+                    and not any(existing.startswith("in the use of ") for existing in d.notes):
+                self.diagnostics[i] = attrs.evolve(d, notes=(*d.notes, note))
 
     def _call_size(self, decl: n.DefineDecl, args: tuple) -> int:
         """The syntax nodes a use of a define becomes once every define in it is expanded, worked
