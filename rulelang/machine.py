@@ -282,7 +282,8 @@ class Machine:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
                         pc = a.otherwise
                         if self.tracing:
-                            self.events.append((rule, "otherwise", a.prompt))
+                            chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
+                            self.events.append((rule, "otherwise", (a.prompt, chooser)))
                         continue
                     if a.labelled:
                         options = self._check_labels(a, options)

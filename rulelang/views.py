@@ -636,7 +636,8 @@ class Views:
             is_seat = is_seat or self.counter_place(index)[0].holds_player
             text = f"{self.counter_name(index)} = {seats_text(value) if is_seat else shown(value)}"
         elif kind == "otherwise":
-            text = f"nothing to choose for `{payload}`: its `otherwise` block runs"
+            prompt, chooser = payload
+            text = f"player {chooser + 1} has nothing to choose for `{prompt}`: its `otherwise` block runs"
         elif kind == "shuffle":
             if self.game.has_secret_zones and self._sees_none_of(viewer, payload):
                 return ""
