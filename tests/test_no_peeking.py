@@ -30,7 +30,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "mia", "durak", "lost-cities", "oh-hell", "cluedo", "coup", "cockroach-poker",
                    "lost-cities-full", "bohnanza",
                    "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
-                   "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice")  # (Memory: mc takes minutes)
+                   "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
+                   "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society")  # (Hold'em, Gin: half a minute)  # (Memory: mc takes minutes)
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 SMALL = {"mc": {"rollouts": 4, "max_steps": 60},  # small look-ahead budgets keep the test quick

@@ -24,7 +24,9 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "mia", "durak", "lost-cities", "oh-hell", "cluedo", "coup", "cockroach-poker",
                    "lost-cities-full", "bohnanza",
                    "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
-                   "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice")  # (Raj and Battleship hide choices, not chance)
+                   "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
+                   "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society", "holdem",
+                   "gin-rummy")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
