@@ -29,7 +29,7 @@ BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "roun
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs",
-             "range", "keys", "product", "text", "team", "partners")
+             "range", "keys", "product", "text", "team", "partners", "players_after")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -359,6 +359,15 @@ def _team(st, seat, others: bool) -> list[int]:
     if seat.__class__ is not int or not 0 <= seat < st.n:
         raise ValueError(f"`{'partners' if others else 'team'}` needs a player, not {_value_text(seat)}")
     return [p for p in st.game.team(seat, st.n) if not (others and p == seat)]
+
+
+def _players_after(st, seat) -> list[int]:
+    """`players_after(p)`: the players still in (not out) in seat order from the one after p
+    round to the one before it; p is not among them."""
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        raise ValueError(f"`players_after` needs a player, not {_value_text(seat)}")
+    out, n = st.out, st.n
+    return [q for q in ((seat + i) % n for i in range(1, n)) if q not in out]
 
 
 def _take(items, count, from_end: bool) -> list:
@@ -2110,7 +2119,8 @@ class ExpressionCompiler:
         arity = {"seat": (1, 1), "abs": (1, 1), "top": (1, 1), "bottom": (1, 1), "distinct": (1, 1),
                  "subsets": (1, 2), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
                  "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),
-                 "range": (2, 2), "team": (1, 1), "partners": (1, 1)}.get(name, (1, 2))
+                 "range": (2, 2), "team": (1, 1), "partners": (1, 1),
+                 "players_after": (1, 1)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
             expected = str(arity[0]) if arity[0] == arity[1] else \
                 f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
@@ -2118,12 +2128,14 @@ class ExpressionCompiler:
             raise CompileError
         if name == "seat":
             return Expr(f"({self.code(args[0], scope, slots).code} % st.n)", "player", True)
-        if name in ("team", "partners"):
+        if name in ("team", "partners", "players_after"):
             who = self.code(args[0], scope, slots)
             if who.kind not in ("player", "any"):
                 self.error("E201", f"`{name}` needs a player, not {a_kind(who.kind)}", args[0],
                            help=f"`{name}(player)`, `{name}(owner(c))`")
                 raise CompileError
+            if name == "players_after":
+                return Expr(f"_players_after(st, {who.code})", "players", True)
             return Expr(f"_team(st, {who.code}, {name == 'partners'})", "players", True)
         if name == "owner":
             piece = self.code(args[0], scope, slots)

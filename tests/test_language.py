@@ -454,3 +454,16 @@ def test_the_analysis_values_a_turn_for_the_team():
     values = [value for _, _, value in result.nodes[result.root_key][2]]
     assert len(values) == 2 and values[0] == values[1] > 0
     assert "summed over the player's team" in analysis.gain_objective(game).text
+
+
+def test_players_after_goes_round_from_any_seat_and_skips_players_out(tmp_path):
+    path = tmp_path / "after.rules"
+    path.write_text('game "After":\n    players 4\n\ncounter score: per player = 0\n\nturn:\n    rule pass_on:\n'
+                    "        score of first(players_after(player)) += 1\n        if turn_number == 2:\n"
+                    "            eliminate seat(2)\n        if turn_number >= 6:\n            end game\n\n"
+                    "winner:\n    rule most: most score of player\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(4)
+    lines = [line.split("  [")[0] for line in state.event_lines() if line.startswith("score of")]
+    # turns: 1 gives 2, 2 gives 3 (then 3 is out), 4 gives 1, 1 gives 2, 2 gives 4 (3 is out), 4 gives 1
+    assert lines == ["score of player 2 = 1", "score of player 3 = 1", "score of player 1 = 1",
+                     "score of player 2 = 2", "score of player 4 = 1", "score of player 1 = 2"]
