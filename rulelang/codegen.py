@@ -874,6 +874,14 @@ def _whose(st, seat, name: str) -> int:
         return seat
     raise ValueError(f"`{name} of ...` names {_named(seat)}, which is not a player of this game")
 
+def _player_argument(st, seat, what: str) -> int:
+    """A procedure's parameter that holds a player, given a value that may be anything (a
+    counter that holds one): anything but a seat is a fault here, not another's place later."""
+    if seat.__class__ is int and 0 <= seat < st.n:
+        return seat
+    raise ValueError(f"{what} needs a player, and is given {_named(seat)}")
+
+
 HELPERS = {name: value for name, value in globals().items()
            if name.startswith("_") and callable(value) and not name.startswith("__")}
 HELPERS["_shown"] = shown

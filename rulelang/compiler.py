@@ -1286,9 +1286,13 @@ class Compiler(ExpressionCompiler):
         argument of another type than the first `do`'s is E201 at its place."""
         params = self.procedures[name].params
         kinds = ["any"] * len(params)
+        # a player given as any value somewhere (a counter that may hold one) is checked where
+        # it names a player's counter or zone, so the parameter is any value's
+        unsure = {position for given, _ in self.argument_kinds.get(name, ())
+                  for position, kind in enumerate(given) if kind == "any"}
         for given, nodes in self.argument_kinds.get(name, ()):
             for position, (kind, node) in enumerate(zip(given, nodes, strict=True)):
-                if kind in ("none", "any"):
+                if kind in ("none", "any") or kind == "player" and position in unsure:
                     continue
                 if kinds[position] == "any":
                     kinds[position] = kind
@@ -2066,7 +2070,11 @@ class _Code:
             self.compiler.prelude = []
             parts = [self.code_of(arg, scope) for arg in given]
             self._argument_kinds(decl, [part.kind for part in parts], given)
-            arguments = self.compiler.function(f"({', '.join(part.code for part in parts)},)")
+            held = self.compiler.parameter_kinds.get(decl.name) or ("any",) * len(parts)
+            codes = [f"_player_argument(st, {part.code}, {self.compiler.constant(f'`{param}` of `{decl.name}`')})"
+                     if want == "player" and part.kind == "any" else part.code  # (a player is checked here)
+                     for part, want, param in zip(parts, held, decl.params, strict=True)]
+            arguments = self.compiler.function(f"({', '.join(codes)},)")
         self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
 
     def _argument_kinds(self, decl, kinds, given):

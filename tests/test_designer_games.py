@@ -433,3 +433,19 @@ def test_a_variable_started_as_empty_takes_the_kind_of_list_it_is_first_given(tm
                     "winner:\n    rule most: most best of player\n", encoding="utf-8")
     state = rulelang.load(path).new_initial_state(2)
     assert state.is_terminal() and state.scores()[0] == [2 + 3 + 4]
+
+
+def test_a_player_parameter_given_a_counter_that_holds_a_number_faults_rather_than_read_another_place(tmp_path):
+    """`do hurt(p, 1)` with a player, and `do hurt(holder, 1)` with a counter that may hold
+    anything: the parameter is checked where it names a player's counter (found by the fuzzer:
+    a negative number read another counter, and the trace failed)."""
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncounter health: per player = 3\ncounter holder: shared = none\n\n'
+                    "procedure hurt(victim, damage):\n    rule lose: health of victim -= damage\n\n"
+                    "turn:\n    rule hit:\n        do hurt(player, 1)\n        holder = 1 - 7\n"
+                    "        let who = holder\n        do hurt(who, 1)\n\n"
+                    "winner:\n    rule w: most health of player\n", encoding="utf-8")
+    with pytest.raises(RuntimeFault) as caught:
+        rulelang.load(path).new_initial_state(2)
+    d = caught.value.diagnostic
+    assert d.code == "R503" and "names -6, which is not a player" in d.message and "rule `lose`" in d.message
