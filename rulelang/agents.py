@@ -114,6 +114,9 @@ def evaluate(state: State, seat: int) -> float:
     return value
 
 
+_TIE = 1e-9  # totals of rollouts this close score alike
+
+
 class MonteCarloAgent(Agent):
     """Flat Monte Carlo over the rest of its own turn: each legal action is tried ``rollouts``
     times (fewer when there are many actions: ``budget`` rollouts in all, each at most
@@ -149,14 +152,18 @@ class MonteCarloAgent(Agent):
         # One sample per rollout, shared by every action (common random numbers): the actions
         # are compared on the same guesses of what the seat cannot see, and sampling is paid once.
         samples = [view.sample_state(self.rng) for _ in range(tries)]
-        best, best_value = actions[0], float("-inf")
+        best, best_value = [actions[0]], float("-inf")
         for action in actions:
             total = 0.0
             for sample in samples:
                 total += self._rollout(sample.clone(tracing=False), view.seat, action)
-            if total > best_value:
-                best, best_value = action, total
-        return best
+            if total > best_value + _TIE:
+                best, best_value = [action], total
+            elif total >= best_value - _TIE:
+                best.append(action)
+        # Options that score alike (nothing they do shows by the horizon) are taken at random:
+        # the first of them would be the lowest card of a sorted hand, every time.
+        return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _rollout(self, sim: State, seat: int, action) -> float:
         rng = self.rng

@@ -258,6 +258,8 @@ def format_report(r: dict) -> str:
                     ["—" if v is None else _number_text(v) for v in s["scores"].values()])
     lines.append("")
     lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
+    if any(s["wins"] != int(s["wins"]) for s in r["seats"]):
+        lines.append("(a win shared by k players counts 1/k to each)")
     if r.get("teams"):
         lines.append("teams (the share of games each won): " + ", ".join(
             f"team {t['team']} (seats {', '.join(map(str, t['seats']))}) {t['share']:.1%} "
