@@ -7,6 +7,7 @@ CI log. Colour is used only on a terminal (and never with NO_COLOR set).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import shutil
@@ -75,10 +76,13 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
     if not items:
         return "—"
     groups: dict[str, list[str]] = {}
+    dice: set[str] = set()  # kinds shown by their faces: `d6 3 3 5` reads better than counts
     for item in items:
         kind = next((k for k in sorted(kind_names, key=len, reverse=True)
                      if item == k or item.startswith(k + " ")), item)
         rest = item[len(kind):].strip()
+        if rest.startswith("showing "):
+            dice.add(kind)
         groups.setdefault(kind, []).append(rest.removeprefix("showing ").strip())
     parts = []
     for kind, labels in groups.items():
@@ -89,7 +93,12 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
         elif not any(labels):
             parts.append(kind if len(labels) == 1 else f"{len(labels)} x {kind}")
         else:
-            parts.append(kind + " " + " ".join(label or "-" for label in labels))  # "-": no face yet (a die not rolled)
+            shown = [label or "-" for label in labels]  # "-": no face yet (a die not rolled)
+            if kind not in dice:  # alike pieces side by side as one: `30 x copper`
+                shown = [label if count == 1 else f"{count} x {label}"
+                         for label, count in ((label, len(list(run))) for label, run in itertools.groupby(shown))]
+            spaced = any(" " in label for label in shown)
+            parts.append(kind + " " + (", " if spaced else " ").join(shown))
     return " · ".join(parts)
 
 

@@ -449,3 +449,41 @@ def test_a_player_parameter_given_a_counter_that_holds_a_number_faults_rather_th
         rulelang.load(path).new_initial_state(2)
     d = caught.value.diagnostic
     assert d.code == "R503" and "names -6, which is not a player" in d.message and "rule `lose`" in d.message
+
+
+SETTLED_AFTER_THE_ROUND = '''game "Settled after the round":
+    players 2
+    at most 100 turns
+
+counter pending: per player = 0
+counter banked: per player = 0
+
+round:
+    each player takes a turn
+    rule settle:
+        for each p in players:
+            banked of p += pending of p
+
+turn:
+    rule pick:
+        choose as "this round":
+            "waste it": pending of player = 0
+            "save a point": pending of player = 1
+
+end:
+    rule ten_rounds: game ends after a round when round_number >= 10
+
+winner:
+    rule most_banked: most banked of player
+'''
+
+
+def test_mc_takes_options_that_score_alike_at_random(tmp_path):
+    """Nothing shows by the end of the turn, so every option scores alike for `mc`: it takes
+    them at random (it took the first every time, and lost every game to random bots)."""
+    from rulelang.agents import make_agent, seat_view
+    path = tmp_path / "settled.rules"
+    path.write_text(SETTLED_AFTER_THE_ROUND, encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    picks = {make_agent("mc", seed).choose(seat_view(state, 0)) for seed in range(12)}
+    assert picks == {0, 1}

@@ -325,3 +325,12 @@ def test_the_board_shows_a_seat_the_hidden_pieces_it_was_shown():
     assert "2 hidden; you know letter" in row
     for viewer in (1, None):
         assert "you know" not in tui.render_board(state, ["you", "random"], viewer, tui.Style(False), 100)
+
+
+def test_the_board_shows_alike_pieces_side_by_side_as_one_and_dice_by_their_faces():
+    kinds = ["card", "noble", "d6"]
+    supply = ["card copper (cost 0)"] * 3 + ["card silver (cost 3)"] * 2
+    assert tui.compact_items(supply, kinds, pool=True) == "card 3 x copper (cost 0), 2 x silver (cost 3)"
+    assert tui.compact_items(["noble white blue", "noble red"], kinds) == "noble white blue, red"
+    assert tui.compact_items(["d6 showing 3", "d6 showing 3", "d6 showing 5"], kinds, pool=True) == "d6 3 3 5"
+    assert tui.compact_items(["card 7", "card 7", "card 9"], kinds) == "card 2 x 7, 9"
