@@ -253,6 +253,7 @@ class Compiler(ExpressionCompiler):
         self.player_variables: set[str] = set()
         self.variables_from_counters: dict[str, set[str]] = {}
         self.counters_from_variables: dict[str, set[str]] = {}
+        self.counters_from_counters: dict[str, set[str]] = {}
         # Pieces carried by variables (`let best = none`, `best = first(hand)`, then `kept =
         # best`, where `best` reads as any value): the types each variable is set to, and the
         # counters set from such variables, with where (``_pieces_through_variables``)
@@ -429,7 +430,7 @@ class Compiler(ExpressionCompiler):
 
     def _players_through_variables(self) -> None:
         """A counter set from a variable that holds a player (set to one, or from a counter
-        that holds one) holds a player too: the board and the trace write `player 2`, not 1.
+        that holds one), or from a counter that holds one, holds a player too: the board and the trace write `player 2`, not 1.
         Variables are matched by name, which only decides how a value is shown."""
         changed = True
         while changed:
@@ -440,6 +441,10 @@ class Compiler(ExpressionCompiler):
                     changed = True
             for counter, variables in self.counters_from_variables.items():
                 if counter not in self.seat_counters and variables & self.player_variables:
+                    self.seat_counters.add(counter)
+                    changed = True
+            for counter, sources in self.counters_from_counters.items():
+                if counter not in self.seat_counters and sources & self.seat_counters:
                     self.seat_counters.add(counter)
                     changed = True
 
@@ -1955,6 +1960,10 @@ class _Code:
             self.compiler.seat_counters.add(target.name)
         from_variable = stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
             and scope.lookup(stmt.value.id) is not None
+        if stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) and not from_variable \
+                and stmt.value.id in self.compiler.counters:
+            # `last = next_up`: a counter set from one that holds a player holds one too
+            self.compiler.counters_from_counters.setdefault(target.name, set()).add(stmt.value.id)
         if from_variable and not is_seat:
             self.compiler.counters_from_variables.setdefault(target.name, set()).add(stmt.value.id)
             self.compiler.counters_set_from.setdefault(target.name, []).append((stmt.value.id, stmt.value))

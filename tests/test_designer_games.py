@@ -487,3 +487,16 @@ def test_mc_takes_options_that_score_alike_at_random(tmp_path):
     state = rulelang.load(path).new_initial_state(2)
     picks = {make_agent("mc", seed).choose(seat_view(state, 0)) for seed in range(12)}
     assert picks == {0, 1}
+
+
+def test_a_counter_set_from_a_counter_that_holds_a_player_reads_as_a_player(tmp_path):
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncounter next_up: shared = seat(0)\ncounter last: shared = none\n'
+                    "counter plays: per player = 0\n\nround:\n    rule one_turn:\n        give a turn to next_up\n"
+                    "        last = next_up\n        next_up = seat(next_up + 1)\n\n"
+                    "turn:\n    rule play: plays of player += 1\n\n"
+                    "end:\n    rule enough: game ends when turn_number >= 2\n\n"
+                    "winner:\n    rule most: most plays of player\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    assert [line.split("  [")[0] for line in state.event_lines() if line.startswith("last =")] == \
+        ["last = player 1", "last = player 2"]
