@@ -536,3 +536,38 @@ def test_what_only_the_round_reads_is_no_hidden_read_of_the_turn(tmp_path):
     path.write_text(turn_reads, encoding="utf-8")
     game = rulelang.load(path)
     assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ("bank",)
+
+
+PIECE_LISTS = """game "Pieces in analyze":
+    players 2
+
+card chip:
+    one for each number in 1 to 3
+
+zone supply: shared pile, public
+zone kept: per player row, public
+
+setup:
+    rule lay: create chip in supply
+
+turn:
+    rule take_two:
+        repeat 2 times:
+            choose c from supply as "take"
+            move c to kept of player
+
+end:
+    rule gone: game ends when supply is empty
+
+winner:
+    rule most: most sum(kept of player, number)
+"""
+
+
+def test_the_policy_names_pieces_apart_and_dice_by_their_faces(tmp_path):
+    path = tmp_path / "pieces.rules"
+    path.write_text(PIECE_LISTS, encoding="utf-8")
+    game = rulelang.load(path)
+    result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
+    situations = [line.situation for line in result.policy(top=None)]
+    assert any("supply: chip 1, chip 3" in s for s in situations)
