@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from . import nodes as n
+from .codegen import TableCell
 from .diagnostics import CODES, did_you_mean
 from .engine_values import keys_text, shown
-from .codegen import TableCell
 from .model import GameDef
 from .source import printable
 
