@@ -200,13 +200,25 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     sheets = [c for c in game.counters if c.keys]  # counters with keys: a line of `key:value` each
     shown_shared, shown_rows = state.shown_values(viewer)  # `show`: the same visibility as scores
     name_width = max([len(z.name) for z in shared] + [len(c.name) for c in shared_counters]
+                     + [len(z.name.partition("[")[0]) + 5 for z in shared if "[" in z.name]
                      + [len(c.name) for c in sheets if not c.per_player]
                      + [len(name) for name in shown_shared] + [4])
     known = known_pieces(state, viewer)
+    families: dict[str, int] = {}  # zones with keys: how many zones each declaration has
+    for zone in shared:
+        if "[" in zone.name:
+            families[zone.name.partition("[")[0]] = families.get(zone.name.partition("[")[0], 0) + 1
+    folded: dict[str, int] = {}  # of a declaration with many keys, the empty zones: one line for them
     for zone in shared:
         text = zone_text(zones_seen.get(zone.name), kinds, zone.kind == "pool", implied_kind(zone.name, kinds),
                          known.get(zone.name))
+        family = zone.name.partition("[")[0]
+        if text == "—" and families.get(family, 0) > _FOLDED_KEYS:
+            folded[family] = folded.get(family, 0) + 1
+            continue
         lines.extend(_wrapped(f"  {zone.name:<{name_width}}  ", text, width, kinds))
+    for family, empty in folded.items():
+        lines.append(f"  {family + '[...]':<{name_width}}  — ({empty} empty)")
     for counter in shared_counters:
         lines.append(f"  {counter.name:<{name_width}}  "
                      f"{_value_text(counters_seen.get(counter.name, _UNSEEN), counter.holds_player)}")
@@ -250,6 +262,9 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
             prefix = f"  {counter.name} of {seat_label(p, seats)}: "
             lines.extend(_wrapped(prefix, _sheet_text(counter, f" of player {p + 1}", counters_seen), width))
     return "\n".join(lines)
+
+
+_FOLDED_KEYS = 6  # a declaration with more keys than this shows its empty zones as one line
 
 
 def _sheet_text(counter, owner: str, counters_seen: dict) -> str:

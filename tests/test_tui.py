@@ -334,3 +334,15 @@ def test_the_board_shows_alike_pieces_side_by_side_as_one_and_dice_by_their_face
     assert tui.compact_items(["noble white blue", "noble red"], kinds) == "noble white blue, red"
     assert tui.compact_items(["d6 showing 3", "d6 showing 3", "d6 showing 5"], kinds, pool=True) == "d6 3 3 5"
     assert tui.compact_items(["card 7", "card 7", "card 9"], kinds) == "card 2 x 7, 9"
+
+
+def test_the_board_folds_the_empty_zones_of_a_declaration_with_many_keys(tmp_path):
+    path = tmp_path / "melds.rules"
+    path.write_text('game "Melds":\n    players 2\n\ncard tile:\n    one for each number in 1 to 4\n\n'
+                    "zone pool: shared pile, hidden\nzone meld: shared row, public, for each n in 1 to 40\n"
+                    "zone rack: per player hand, owner only\n\nsetup:\n    rule deal:\n        create tile in pool\n"
+                    "        move top(pool) to meld[3]\n\nturn:\n    rule stop: end game\n\n"
+                    "winner:\n    rule w: most count(rack of player)\n", encoding="utf-8")
+    state = load(path).new_initial_state(2)
+    board = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
+    assert "meld[3]" in board and "meld[4]" not in board and "meld[...]  — (39 empty)" in board
