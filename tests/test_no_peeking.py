@@ -31,7 +31,9 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "lost-cities-full", "bohnanza",
                    "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
                    "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
-                   "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society")  # (Hold'em, Gin: half a minute)  # (Memory: mc takes minutes)
+                   "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society",
+                   "dominion", "splendor", "azul", "whist", "old-maid", "cribbage", "the-mind")
+# (Memory: mc takes minutes; Hold'em, Gin Rummy, Rummikub and 7 Wonders: half a minute each)
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 SMALL = {"mc": {"rollouts": 4, "max_steps": 60},  # small look-ahead budgets keep the test quick

@@ -26,7 +26,9 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
                    "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
                    "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society", "holdem",
-                   "gin-rummy")  # (Raj and Battleship hide choices, not chance)
+                   "gin-rummy",
+                   "dominion", "azul", "whist", "old-maid", "cribbage", "the-mind", "rummikub",
+                   "seven-wonders")  # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
