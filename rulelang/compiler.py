@@ -32,6 +32,7 @@ from .codegen import (
 )
 from .diagnostics import Diagnostic, did_you_mean, register
 from .engine_values import describe_error
+from .faces import function_reads as faces_read
 from .hidden_values import HiddenValues
 from .limits import DEFAULT, Limits
 from .order_reads import zones_whose_order_is_read
@@ -2482,22 +2483,42 @@ class _Code:
         def finish(st, fr):
             fr[slot] = list(fr[chain][2])
 
+        def more(st, fr):
+            return several.more(fr[chain])
+
+        def options_left(st, fr):
+            return several.options(fr[chain])
+
+        def picked(st, fr):
+            return list(fr[chain][2])
+
+        def not_done(st, fr):
+            return fr[pick] is not None
+
+        # What each reads, for rulelang.faces and the analysis: the pieces offered are worked
+        # out once, by `begin`; the steps after it read only the frame
+        parts = [f for f in (options, where, chooser, low, high) if f is not None]
+        begin.zones_read = frozenset().union(*(faces_read(f) for f in parts))
+        begin.uses_counters = any(getattr(f, "uses_counters", True) for f in parts)
+        for function in (advance, finish, more, options_left, picked, not_done):
+            function.zones_read, function.uses_counters = frozenset(), False
+
         piece_json = _jsoner("piece")
         otherwise = self.label() if stmt.otherwise is not None else None
         spec = {
-            "options": lambda st, fr: several.options(fr[chain]), "where": None, "slot": pick,
+            "options": options_left, "where": None, "slot": pick,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
             "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
-            "several": True, "picked": lambda st, fr: list(fr[chain][2]), "aloud": stmt.aloud,
+            "several": True, "picked": picked, "aloud": stmt.aloud,
         }
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)
         top = self.here()
-        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: several.more(fr[chain]), done)
+        self.emit(m.OP_JUMP_IF_NOT, more, done)
         self.emit(m.OP_CHOOSE, spec)
-        self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: fr[pick] is not None, done)
+        self.emit(m.OP_JUMP_IF_NOT, not_done, done)
         self.emit(m.OP_EXEC, advance)
         self.emit(m.OP_JUMP, top)
         self.place(done)

@@ -571,3 +571,21 @@ def test_the_policy_names_pieces_apart_and_dice_by_their_faces(tmp_path):
     result = analysis.Analysis(game.new_initial_state(2), analysis.gain_objective(game))
     situations = [line.situation for line in result.policy(top=None)]
     assert any("supply: chip 1, chip 3" in s for s in situations)
+
+
+def test_a_choice_of_several_pieces_reads_only_where_its_pieces_are_offered_from(tmp_path):
+    """`choose x from hand of player, 2 of them`: its steps read the frame, so the hidden-read
+    note does not name every zone (a hidden deck only the round reads is not read)."""
+    path = tmp_path / "several.rules"
+    path.write_text('game "G":\n    players 2\n\ncard c:\n    one for each number in 1 to 6\n\n'
+                    "zone deck: shared pile, hidden\nzone hand: per player hand, public\nzone out: shared pile, public\n\n"
+                    "counter score: per player = 0\n\nsetup:\n    rule make: create c in deck\n\n"
+                    "round:\n    rule deal:\n        for each p in players:\n            draw 3 from deck to hand of p\n"
+                    "    each player takes a turn\n    rule back:\n        move out to deck\n"
+                    "        move hand of players to deck\n\n"
+                    'turn:\n    rule discard:\n        choose x from hand of player, 2 of them as "discard"\n'
+                    "        move x to out\n        score of player += 1\n\n"
+                    "end:\n    rule three: game ends after a round when round_number >= 3\n\n"
+                    "winner:\n    rule most: most score of player\n", encoding="utf-8")
+    game = rulelang.load(path)
+    assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
