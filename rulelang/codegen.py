@@ -874,6 +874,12 @@ def _whose(st, seat, name: str) -> int:
         return seat
     raise ValueError(f"`{name} of ...` names {_named(seat)}, which is not a player of this game")
 
+def _source(node) -> str:
+    """A node's text as written (one line), for a help line; `...` where it has no span."""
+    span = getattr(node, "span", None)
+    return "..." if span is None else " ".join(span.source.text[span.start:span.end].split())
+
+
 def _player_argument(st, seat, what: str) -> int:
     """A procedure's parameter that holds a player, given a value that may be anything (a
     counter that holds one): anything but a seat is a fault here, not another's place later."""
@@ -2017,6 +2023,13 @@ class ExpressionCompiler:
             kinds = {collection_type(left.kind), collection_type(right.kind)} - {"values"}
             kind = kinds.pop() if len(kinds) == 1 else "values"
             return Expr(f"_concat(st, {self.as_list(left)}, {self.as_list(right)})", kind, True)
+        piece_node, other_node = (node.left, node.right) if left.kind == "piece" else (node.right, node.left)
+        if node.op == "+" and {left.kind, right.kind} == {"piece", "any"} and isinstance(other_node, n.Name) \
+                and self.counter_starts.get(other_node.id) == "values":  # a counter that starts as a list
+            self.error("E201", "`+` needs two numbers or two collections, not a piece", piece_node,
+                       help=f"to add the piece to a list, make it a list of one: `{_source(other_node)} + "
+                       f"[{_source(piece_node)}]`; for a number, name one it has, such as `.value`")
+            raise CompileError
         self._need_number(left.kind, node.left, f"`{node.op}`")
         self._need_number(right.kind, node.right, f"`{node.op}`")
         if node.op == "*":  # the one operator that makes numbers grow fast: checked

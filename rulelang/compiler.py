@@ -1048,11 +1048,12 @@ class Compiler(ExpressionCompiler):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
                     if kind == "player":
                         self.seat_counters.add(c.name)
-                elif kind in ("str", "label", "tuple"):
-                    self.counter_kinds[c.name] = "any"  # text (`led = "none"`), a tuple: not read as a number
+                elif kind in ("str", "label", "tuple", "values"):
+                    # text (`led = "none"`), a tuple, a list (`empty`): not read as a number
+                    self.counter_kinds[c.name] = "any"
                 if kind not in _NO_PIECE_KINDS:
                     self.loose_counters.add(c.name)
-                if kind != "none":
+                if kind != "none" and not isinstance(c.initial, n.EmptyLiteral):  # (empty: a list of anything)
                     (self.piece_counters if kind in ("piece", "pieces") else self.other_counters).add(c.name)
                     if kind in ("piece", "pieces"):
                         self.piece_counter_sites.setdefault(c.name, c.initial)
@@ -1838,7 +1839,12 @@ class _Code:
             "; for a variable of this block only, give it a name of its own")
 
     def _s_Let(self, stmt, scope):
-        value = self.code_of(stmt.value, scope)
+        try:
+            value = self.code_of(stmt.value, scope)
+        except CompileError:
+            if scope.names.get(stmt.name) is None:  # the name exists still: no E101 at each later use
+                scope.names[stmt.name] = (f"fr[{self.slots.new(stmt.name)}]", "any")
+            raise
         self._hides_outer(stmt.name, scope, stmt, "let")
         local = scope.names.get(stmt.name)
         if local is not None:

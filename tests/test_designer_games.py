@@ -499,3 +499,19 @@ def test_a_counter_set_from_a_counter_that_holds_a_player_reads_as_a_player(tmp_
                     "winner:\n    rule most: most plays of player\n", encoding="utf-8")
     state = rulelang.load(path).new_initial_state(2)
     assert [line.split("  [")[0] for line in state.event_lines() if line.startswith("last =")] == ["last = player 1"]
+
+
+def test_a_counter_that_starts_as_empty_holds_a_growing_list_of_pieces(tmp_path):
+    path = tmp_path / "g.rules"
+    path.write_text('game "G":\n    players 2\n\ncard c:\n    one for each number in 1 to 6\n\n'
+                    "zone deck: shared pile, public\nzone mine: per player pile, public\n\n"
+                    "counter seen: shared = empty\n\nsetup:\n    rule make: create c in deck\n\n"
+                    'turn:\n    rule take:\n        choose x from deck as "take"\n        move x to mine of player\n'
+                    "        seen = seen + [x]\n        if count(seen) >= 3:\n            end game\n\n"
+                    "winner:\n    rule most: most count(mine of player)\n", encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    for _ in range(3):
+        state.apply_action(0)
+    assert state.is_terminal()
+    assert [line.split("  [")[0] for line in state.event_lines() if line.startswith("seen =")][-1] == \
+        "seen = [c 1, c 2, c 3]"
