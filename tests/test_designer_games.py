@@ -515,3 +515,10 @@ def test_a_counter_that_starts_as_empty_holds_a_growing_list_of_pieces(tmp_path)
     assert state.is_terminal()
     assert [line.split("  [")[0] for line in state.event_lines() if line.startswith("seen =")][-1] == \
         "seen = [c 1, c 2, c 3]"
+
+
+def test_a_let_whose_value_is_an_error_still_names_its_variable(tmp_path):
+    path = _load(tmp_path, "", '        let n = count(3)\n        if n > 3:\n            points of player += n\n')
+    with pytest.raises(rulelang.RulesError) as caught:
+        rulelang.load(path)
+    assert [d.code for d in caught.value.diagnostics] == ["E201"]  # no E101 for `n` at each use
