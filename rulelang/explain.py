@@ -313,6 +313,9 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
             listed = ", ".join(texts[:12]) + (", ..." if len(texts) > 12 else "")
             kinds = ", ".join(f"{kind.category} `{kind.name}`" for kind in having)
             return _declared(f"attribute `{topic}` of {kinds}: {listed}", having[0].span)
+    named = _pieces_named(game, topic)
+    if named:  # a card (or tile) by its name: what it says
+        return "\n\n".join(named)
     keyed_counters = [c for c in game.counters if c.keys and topic in map(str, c.keys)]
     if keyed_counters:  # a key of a counter with keys: an entry of each
         return "\n\n".join(_declared(f"key `{topic}` of counter `{c.name}` (`{c.name}[{topic}]`), "
@@ -331,6 +334,34 @@ def explain_name(game: GameDef, topic: str, tree: RulesTree | None = None) -> st
                        "show, attribute or procedure "
                        f"`{printable(_cut(topic))}`",
                        did_you_mean(topic, names) or f"rulelang explain --file {game.path} lists them")
+
+
+def _pieces_named(game: GameDef, topic: str) -> list[str]:
+    """Each kind's pieces named ``topic`` (by the attributes that name them, as the trace does,
+    with or without the kind's name): their attributes, once for alike ones."""
+    found = []
+    for kind in game.kinds:
+        if not kind.name_columns:
+            continue
+        alike: dict[str, list] = {}  # (lists in cells: keyed by their text)
+        for piece in kind.pieces:
+            label = " ".join(shown(piece[c]) for c in kind.name_columns)
+            if topic in (label, f"{kind.name} {label}"):
+                alike.setdefault(repr(piece), [piece, 0])[1] += 1
+        for piece, copies in alike.values():
+            attributes = ", ".join(f"{game.attributes[i]} {_cell_text(v)}" for i, v in enumerate(piece)
+                                   if v is not None and i not in kind.name_columns and game.attributes[i] != "kind")
+            title = f"{kind.category} `{printable(topic)}` of `{kind.name}`" + (f" (× {copies})" if copies > 1 else "")
+            found.append(_declared(f"{title}: {printable(attributes) or 'no other attributes'}", kind.span))
+    return found
+
+
+def _cell_text(value: Any) -> str:
+    if value.__class__ is TableCell:
+        return f"(worked out when called, `X.{value.column}(...)`)"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(shown, value)) + "]" if value else "empty"
+    return shown(value)
 
 
 def _cut(text: str, most: int = 60) -> str:

@@ -308,7 +308,7 @@ def test_explain_a_face_names_every_kind_that_has_it(tmp_path, capsys):
 
 
 def test_explain_a_key_and_a_column_with_parameters(capsys):
-    """A key of a counter or of zones with keys, and a table column with parameters, by name."""
+    """A key of a counter or of zones with keys, a table column with parameters, and a card, by name."""
     cities = str(ROOT / "tests/scenarios/designer-games/lost-cities-full.rules")
     assert cli.main(["explain", cities, "yellow"]) == 0
     out = capsys.readouterr().out
@@ -320,6 +320,10 @@ def test_explain_a_key_and_a_column_with_parameters(capsys):
     assert cli.main(["explain", warnings, "fires"]) == 0
     out = capsys.readouterr().out
     assert "attribute `fires` of card `warning`: a column with 1 parameter" in out and "<fires" not in out
+    assert cli.main(["explain", str(ROOT / "games/pickomino.rules"), "25"]) == 0
+    assert capsys.readouterr().out.startswith("tile `25` of `domino`: worms 2")
+    assert cli.main(["explain", str(ROOT / "tests/scenarios/designer-games/seven-wonders.rules"), "baths"]) == 0
+    assert "card `baths` of `building`: colour blue, cost stone" in capsys.readouterr().out
 
 
 def test_explain_file_lists_the_game(capsys):
