@@ -431,8 +431,9 @@ class Compiler(ExpressionCompiler):
 
     def _players_through_variables(self) -> None:
         """A counter set from a variable that holds a player (set to one, or from a counter
-        that holds one), or from a counter that holds one, holds a player too: the board and the trace write `player 2`, not 1.
-        Variables are matched by name, which only decides how a value is shown."""
+        that holds one), or from a counter that holds one, holds a player too: the board and
+        the trace write `player 2`, not 1. Variables are matched by name, which only decides
+        how a value is shown."""
         changed = True
         while changed:
             changed = False
