@@ -903,6 +903,30 @@ def _value(expr, env: dict):
     return _UNKNOWN
 
 
+@check("W427", "unused-variable")
+def unused_variable(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
+    """A variable made by `let` that no rule reads: the turn (or the procedure, or the
+    triggered rule) where it is made never names it again, so its value is worked out for
+    nothing. Often a leftover, or a slip in the name of what is read instead:
+
+        let best = highest(hand of player)
+        move first(hand of player) to table      # `best` meant?
+
+    Remove the line, or read the variable where it was meant. (`x += 1` counts as a read.)"""
+    for item in tree.items:
+        if not isinstance(item, (n.Section, n.ProcedureDecl, n.Rule)):
+            continue
+        nodes = list(walk(item.body))
+        read = {x.id for x in nodes if isinstance(x, n.Name)} | \
+            {x.target.name for x in nodes if isinstance(x, n.Assign) and x.op != "="}
+        reported: set[str] = set()
+        for node in nodes:
+            if isinstance(node, n.Let) and node.name not in read and node.name not in reported:
+                reported.add(node.name)
+                yield Diagnostic("W427", f"variable `{node.name}` is made here and never read", node.span,
+                                 help="remove the line, or read the variable where it was meant")
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -911,7 +935,7 @@ LINT_CHECKS = (unused_option, unused_zone, unused_define, undocumented_option, u
                unused_component, statement_after_end, shadowed_it, never_runs, choice_without_options,
                stop_can_only_fail, player_outside_a_turn, endless_loop, shared_owner_only_zone,
                shadowed_by_attribute, shadows_a_face, kinds_seen_face_down, face_label_twice, none_in_a_list,
-               unused_parameter, none_after_otherwise)
+               unused_parameter, none_after_otherwise, unused_variable)
 
 
 def lint(tree: n.RulesFile) -> list[Diagnostic]:
