@@ -390,9 +390,11 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
         body = f"  {text:<46}" if rule else f"  {text}"
         tag = f"[{rule}" if rule else ""
         if width is not None and len(body.rstrip()) + 2 + len(tag) > width:
-            *first, last = textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="      ",
-                                         break_on_hyphens=False) or [""]
-            if tag and len(last) + 2 + len(tag) > width:  # the rule on a line of its own
+            *first, last = _wrap_keeping(text, width)
+            if tag and len(last) + 2 + len(tag) > width and width - len(tag) - 2 >= 40:
+                # wrapped shorter, so that the rule ends the event's last line
+                *first, last = _wrap_keeping(text, width - len(tag) - 2)
+            if tag and len(last) + 2 + len(tag) > width:  # (a very long rule: on a line of its own)
                 first, last = first + [last], " " * max(2, min(48, width - len(tag) - 2))
             out.extend(style.bold(line) if kind == "choose" else line for line in first)
             body = last
@@ -400,6 +402,16 @@ def render_events(state: State, start: int, seats: list[str], style: Style,
             body = style.bold(body)
         out.append((body + "  " + style.dim(tag)).rstrip() if tag else body.rstrip())
     return out
+
+
+_KEPT_TOGETHER = re.compile(r"\b(player|seat|round|turn) (\d+)")
+
+
+def _wrap_keeping(text: str, width: int) -> list[str]:
+    """A trace line wrapped to ``width`` (indented as the trace is), `player 2` never split."""
+    lines = textwrap.wrap(_KEPT_TOGETHER.sub("\\1\u00a0\\2", text), width, initial_indent="  ",
+                          subsequent_indent="      ", break_on_hyphens=False) or [""]
+    return [line.replace("\u00a0", " ") for line in lines]
 
 
 # ---------------------------------------------------------------------- human decisions

@@ -346,3 +346,8 @@ def test_the_board_folds_the_empty_zones_of_a_declaration_with_many_keys(tmp_pat
     state = load(path).new_initial_state(2)
     board = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
     assert "meld[3]" in board and "meld[4]" not in board and "meld[...]  — (39 empty)" in board
+
+
+def test_a_long_trace_line_keeps_its_rule_on_its_last_line_and_player_numbers_whole():
+    lines = tui._wrap_keeping("move establishment wheat_field from market to city of player 1", 60)
+    assert lines == ["  move establishment wheat_field from market to city of", "      player 1"]
