@@ -510,7 +510,7 @@ def describe(state: State, start: State, seat: int, rolled: frozenset[int] = fro
         elif isinstance(pieces, list):
             kinds = {match.group(0) for piece in pieces for match in [_SHOWING.match(piece)] if match}
             # dice of one kind by their faces alone; of several kinds, each named (`white 1 red_die 2`)
-            # dice by their faces, `1 3 worm`; other pieces apart, `chip 1, chip 3`
+            # dice by their faces, `1 3 6`; other pieces apart, `card 1, card 3`
             apart = ", " if any(not _SHOWING.match(piece) for piece in pieces) else " "
             text = apart.join(_SHOWING.sub("" if len(kinds) < 2 else lambda m: m.group(0)[:-len("showing ")], piece)
                               for piece in pieces) or "empty"

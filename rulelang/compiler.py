@@ -1966,15 +1966,15 @@ class _Code:
         is_seat = stmt.op == "=" and value.kind in ("player", "players")
         if is_seat:
             self.compiler.seat_counters.add(target.name)
-        from_variable = stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) \
-            and scope.lookup(stmt.value.id) is not None
-        if stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) and not from_variable \
-                and stmt.value.id in self.compiler.counters:
+        # a counter set to a name that reads as any value: a variable's or another counter's
+        named = stmt.value.id if stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Name) else None
+        from_variable = named is not None and scope.lookup(named) is not None
+        if named is not None and not from_variable and named in self.compiler.counters:
             # `last = next_up`: a counter set from one that holds a player holds one too
-            self.compiler.counters_from_counters.setdefault(target.name, set()).add(stmt.value.id)
+            self.compiler.counters_from_counters.setdefault(target.name, set()).add(named)
         if from_variable and not is_seat:
-            self.compiler.counters_from_variables.setdefault(target.name, set()).add(stmt.value.id)
-            self.compiler.counters_set_from.setdefault(target.name, []).append((stmt.value.id, stmt.value))
+            self.compiler.counters_from_variables.setdefault(target.name, set()).add(named)
+            self.compiler.counters_set_from.setdefault(target.name, []).append((named, stmt.value))
         if value.kind not in _NO_PIECE_KINDS:
             self.compiler.loose_counters.add(target.name)
         if stmt.op == "=" and value.kind == "none":
