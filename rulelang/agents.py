@@ -300,7 +300,7 @@ class SolverAgent(_FallsBackToMc):
         sample = view.sample_state(self.rng)
         kept = self.kept
         if kept is not None and kept.seat == view.seat and kept.turn == sample.turn_number:
-            found = kept.best_at(sample)
+            found = kept.best_at(sample, self.rng)
             if found is not None:
                 return found
         try:
@@ -310,7 +310,7 @@ class SolverAgent(_FallsBackToMc):
             self.kept = None
             return self.fallback.choose(view)
         self.kept = result
-        best = result.best_action()
+        best = result.best_action(self.rng)
         return best if best is not None else self.fallback.choose(view)
 
     def _objective(self, game):

@@ -36,6 +36,7 @@ from .turnkey import TurnKeys
 MAX_STATES = 2_000_000  # states valued in one analysis
 MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
 PROGRESS_EVERY = 4096  # states valued between two calls of an analysis's ``progress``
+TIE = 1e-9  # values this close score alike (``best_action`` with a random tie-break)
 
 
 class AnalysisRefused(Exception):
@@ -410,15 +411,15 @@ class Analysis:
                 state.apply_action(option)
         return state
 
-    def best_at(self, state: State):
+    def best_at(self, state: State, rng=None):
         """The player's best option at ``state`` when it is a decision of theirs already valued
         (a later state of the analysed turn), else None. The valued state may list its options
         in another order (it is only alike), so the option is the one leading where the best
-        option led there."""
+        option led there. With ``rng``, one of the options that score alike is taken at random."""
         node = self.nodes.get(self._keys.key(state))
         if node is None or node[1] != "max":
             return None
-        best, best_key, _ = _ranked(node[2], "max")[0]
+        best, best_key, _ = _best(node[2], rng)
         return self._leading_to(state, best_key, best)
 
     def _leading_to(self, state: State, key: tuple, guess):
@@ -431,13 +432,13 @@ class Analysis:
                 return action
         return None
 
-    def best_action(self):
-        """The player's best option at the start (the first of equal ones); None at a chance node
-        or another seat's decision."""
+    def best_action(self, rng=None):
+        """The player's best option at the start (the first of equal ones, or with ``rng`` one
+        of them at random); None at a chance node or another seat's decision."""
         node = self.nodes[self.root_key]
         if node[1] != "max":
             return None
-        return _ranked(node[2], "max")[0][0]
+        return _best(node[2], rng)[0]
 
 
 def _decision(state: State) -> str:
@@ -486,6 +487,18 @@ def _ranked(children, kind: str) -> list:
     """Options best first for ``kind`` ("max": highest value), ties in the options' order."""
     sign = -1 if kind == "max" else 1
     return sorted(children, key=lambda child: sign * child[2])
+
+
+def _best(children, rng=None) -> tuple:
+    """The child of highest value: the first of those that score alike (within ``TIE``), or
+    with ``rng`` one of them at random (a bot that always takes the first of equal options
+    plays the same card every time, whatever the round does with it later)."""
+    ranked = _ranked(children, "max")
+    if rng is None:
+        return ranked[0]
+    top = ranked[0][2]
+    tied = [child for child in ranked if top - child[2] <= TIE]
+    return tied[0] if len(tied) == 1 else rng.choice(tied)
 
 
 _SHOWING = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]* showing ")

@@ -197,8 +197,8 @@ real game, raise the limit with `--limit expansion=N`.
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
 # W423's help: how to choose in secret
-_SECRET_CHOICE_HELP = ("to choose in secret, choose among what the others cannot see: pieces of an `owner only` hand "
-                       "(one token per answer), or options worked out from a hidden counter")
+_SECRET_CHOICE_HELP = ("to choose in secret, write `secretly` after the prompt: `choose NAME from [...] as \"PROMPT\" "
+                       "secretly` (only the chooser sees what was chosen)")
 # kinds of value that are never a piece nor hold one (a counter set only to these is `numbers_only`)
 _NO_PIECE_KINDS = frozenset(("int", "bool", "str", "label", "player", "players", "none"))
 
@@ -2349,13 +2349,13 @@ class _Code:
 
     def _s_Choose(self, stmt, scope):
         if stmt.several is not None:
-            if stmt.aloud:
+            if stmt.aloud or stmt.secretly:
                 self._aloud_pieces(stmt)
             self._choose_several(stmt, scope)
             return
         self._hides_outer(stmt.var, scope, stmt, "choose")
         options, element, slot, where = self._choice_part(stmt, scope, as_filter=True)
-        if stmt.aloud and element in ("piece", "pieces"):
+        if (stmt.aloud or stmt.secretly) and element in ("piece", "pieces"):
             self._aloud_pieces(stmt)
         chooser = self._chooser(stmt.chooser, scope)
         otherwise = self.label() if stmt.otherwise is not None else None
@@ -2365,6 +2365,8 @@ class _Code:
         then = None
         if stmt.then is not None:
             then, describe, to_json = self._then_choose(stmt, scope, describe, to_json, element == "piece")
+        if stmt.secretly and then is not None and then.of_pieces:
+            self._aloud_pieces(stmt)
         self._menu_warning(stmt, element in ("piece", "pieces"), then is not None and then.of_pieces)
         spec = {
             "options": options, "where": where, "slot": slot,
@@ -2537,8 +2539,14 @@ class _Code:
         self.place(end)
 
     def _aloud_pieces(self, stmt) -> None:
-        """E201: `aloud` on a choice that may be of pieces. What each seat knows of a piece
-        follows where it lies; to show one, move it where everyone sees it."""
+        """E201: `aloud` or `secretly` on a choice that may be of pieces. What each seat knows of
+        a piece follows where it lies; to show one, move it where everyone sees it."""
+        if stmt.secretly:
+            self.error("E201", "`secretly` is for a choice among values (numbers, labels, players); this one "
+                       "may choose pieces", stmt, help="what each seat knows of a chosen piece follows where it "
+                       "lies: choose from a zone only the chooser sees, or choose its number: "
+                       "`choose n from market.number as \"PROMPT\" secretly`")
+            raise CompileError
         self.error("E201", "`aloud` is for a choice among values (numbers, labels, players); this one "
                    "may choose pieces", stmt, help="to show a chosen piece to everyone, move it to a "
                    "public zone; or choose its number: `choose n from (hand of player).number aloud`")
@@ -2619,7 +2627,10 @@ class _Code:
             self.compiler.error(
                 "W423", f"the branches {labels} set `{name}` apart, and they are chosen in the open: every seat "
                 f"saw `{stmt.prompt or 'choose'}: {branch.label}` (or another label) in the trace, so the "
-                f"`{visibility}` counter `{name}` hides nothing", line.value, help=_SECRET_CHOICE_HELP)
+                f"`{visibility}` counter `{name}` hides nothing", line.value,
+                help="to choose in secret, choose among the labels as values, then set the counter from the value: "
+                f"`choose answer from [{', '.join(repr(b.label).replace(chr(39), chr(34)) for b, _ in values.values())}] "
+                f"{'by ... ' if stmt.chooser is not None else ''}as \"{stmt.prompt or 'choose'}\" secretly`")
 
     def _s_May(self, stmt, scope):
         chooser = self._chooser(stmt.chooser, scope)

@@ -493,9 +493,13 @@ class HiddenValues:
         elif isinstance(stmt, n.Choose):
             options = first = self.expr(stmt.options, env, None)
             where = self.expr(stmt.where, env, _level(first.level)).level if stmt.where is not None else PUBLIC
+            # `secretly`: what was chosen is the chooser's alone (another seat's than the current
+            # player's, when `by` names one: no seat's for sure); whether there was an option
+            # still shows (`level`, for the `otherwise` block)
+            secret = PUBLIC if not stmt.secretly else OWN if stmt.chooser is None else PRIVATE
             level = max(options.level, where)
             said = PUBLIC if stmt.aloud else None  # `aloud`: what was chosen is everyone's
-            self._assign(env, stmt.var, _level(level if said is None else said), pc)
+            self._assign(env, stmt.var, _level(max(level, secret) if said is None else said), pc)
             if stmt.then is not None:  # the parameter's options are worked out from the first part
                 then = stmt.then
                 options = self.expr(then.options, env, None)
@@ -504,21 +508,21 @@ class HiddenValues:
                     second = max(second, self.expr(then.where, env, _level(options.level)).level)
                 # which pairs there are shows both parts: the pair is as private as the worse
                 level = max(level, second)
-                self._assign(env, then.var, _level(level if said is None else said), pc)
-                self._assign(env, stmt.var, _level(level if said is None else said), pc)
+                self._assign(env, then.var, _level(max(level, secret) if said is None else said), pc)
+                self._assign(env, stmt.var, _level(max(level, secret) if said is None else said), pc)
             # a label read from what some seat cannot see is as private
             label = self.expr(stmt.label, env, _level(first.level)).level if stmt.label is not None else PUBLIC
-            level = max(level, label)
-            shown = level
-            if level > PUBLIC and stmt.then is None and isinstance(stmt.options, n.ListExpr):
+            shown = max(level, label, secret)
+            if shown > PUBLIC and stmt.then is None and isinstance(stmt.options, n.ListExpr):
                 # `choose src from [deck, pile]`: which zone was chosen shows, not what it holds
                 # (the variable stays as private: `top(src)` reads the zone)
                 self._zones_named = True
                 try:
-                    shown = max(self.expr(stmt.options, env, None).level, where, label)
+                    shown = max(self.expr(stmt.options, env, None).level, where, label, secret)
                 finally:
                     self._zones_named = False
             self.choices[id(stmt)] = not stmt.aloud and (self.choices.get(id(stmt), False) or shown > PUBLIC)
+            level = max(level, label)
             shown = self._menu(stmt, env)
             before = self.menus.get(id(stmt), (PUBLIC,) * 6)
             self.menus[id(stmt)] = tuple(max(a, b) for a, b in zip(before, shown, strict=True))

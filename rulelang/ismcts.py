@@ -131,12 +131,14 @@ class IsmctsAgent(Agent):
             if sim.is_terminal() or sim.current_player() != view.seat:
                 continue  # a determinization the rules cannot decide at: none to learn from
             self._iterate(root, sim)
-        best, most = actions[0], -1
-        for action in actions:  # the most visited, the first of them on a tie
+        best, most = [actions[0]], -1
+        for action in actions:  # the most visited, one of them at random on a tie
             child = root.children.get(action)
             if child is not None and child.visits > most:
-                best, most = action, child.visits
-        return best
+                best, most = [action], child.visits
+            elif child is not None and child.visits == most:
+                best.append(action)
+        return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _iterate(self, root: _Node, sim: State) -> None:
         rng, c = self.rng, self.c
@@ -167,7 +169,7 @@ class IsmctsAgent(Agent):
                         node = children[action] = _Node()
                         grown = True
                     else:
-                        action, node = _select(children, legal, c)
+                        action, node = _select(children, legal, c, rng)
                     path.append((node, mover))
                 sim.apply_action(action)
                 steps += 1
@@ -179,16 +181,20 @@ class IsmctsAgent(Agent):
             node.total += values[mover]
 
 
-def _select(children: dict, legal: list, c: float):
-    """The action (and its node) of highest UCB among the available ones, the first on a tie."""
-    best, best_node, best_score = None, None, -math.inf
+def _select(children: dict, legal: list, c: float, rng):
+    """The action (and its node) of highest UCB among the available ones, one of them at random
+    on a tie (the first every time would favour the first option while values are alike)."""
+    best, best_score = [], -math.inf
     for action in legal:
         child = children[action]
         score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits) \
             if child.visits else math.inf
         if score > best_score:
-            best, best_node, best_score = action, child, score
-    return best, best_node
+            best, best_score = [action], score
+        elif score == best_score:
+            best.append(action)
+    action = best[0] if len(best) == 1 else best[int(rng.random() * len(best))]
+    return action, children[action]
 
 
 AGENTS[IsmctsAgent.name] = IsmctsAgent

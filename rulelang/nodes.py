@@ -378,6 +378,7 @@ class Choose(Node):
     label: Node | None = None  # `labelled EXPR`: what each option shows, worked out with the option named
     several: Several | None = None  # a choice of several pieces, one decision per piece
     aloud: bool = False  # `aloud`: every seat sees what was chosen
+    secretly: bool = False  # `secretly`: only the chooser sees what was chosen
 
 
 @attrs.frozen

@@ -291,6 +291,9 @@ _MISTAKES = {
     '`aloud` comes after the prompt: `choose NAME from C as "PROMPT" aloud`': [
         "turn:\n  choose n from z aloud as \"p\"\n",
     ],
+    '`secretly` comes after the prompt: `choose NAME from C as "PROMPT" secretly`': [
+        "turn:\n  choose n from z secretly as \"p\"\n",
+    ],
     "there is no `[x for x in ...]` in rules: filter with `where` (`ZONE where number > 3`), order with "
     "`sorted(C, KEY)`, or build the list in a `for each` loop (`picks = picks + [x]`)": [
         *(f"turn:\n  let x = [{item} for a in b]\n" for item in
@@ -396,6 +399,11 @@ _MISTAKES = {
         'turn:\n  choose q from z as "x" then choose n from y as "y" aloud\n',
         'turn:\n  choose q from z then choose n from y aloud\n',
     ],
+    '`secretly` goes after the first part\'s prompt, and covers both parts: `choose q from C as "PROMPT" secretly '
+    'then choose n from ...`': [
+        'turn:\n  choose q from z as "x" then choose n from y as "y" secretly\n',
+        'turn:\n  choose q from z then choose n from y secretly\n',
+    ],
     '`by` comes before `as`: `choose NAME from C by PLAYER as "PROMPT"`': [
         'turn:\n  choose n from y as "x" by p\n',
         'turn:\n  choose as "x" by p:\n    "a": pass\n',
@@ -447,6 +455,9 @@ _MISTAKE_LINES = {
     "a `choose` takes lines of its own: end this line at `rule NAME:` and put the `choose` on the next "
     "line, indented": r"^\s*rule\s+\w+\s*:\s*choose\b",
     '`aloud` comes after the prompt: `choose NAME from C as "PROMPT" aloud`': r"\baloud\s+as\b",
+    '`secretly` comes after the prompt: `choose NAME from C as "PROMPT" secretly`': r"\bsecretly\s+as\b",
+    '`secretly` goes after the first part\'s prompt, and covers both parts: `choose q from C as "PROMPT" secretly '
+    'then choose n from ...`': r"\bthen\s+choose\b.*\bsecretly\b",
     "there is no `[x for x in ...]` in rules: filter with `where` (`ZONE where number > 3`), order with "
     "`sorted(C, KEY)`, or build the list in a `for each` loop (`picks = picks + [x]`)": r"\[.*\bfor\b",
     "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`":
@@ -1307,10 +1318,13 @@ class AstBuilder(Transformer):
     def choose_stmt(self, meta, children):
         var, options, where, several, chooser, prompt, label, aloud, then, otherwise = children
         return n.Choose(str(var), options, where, chooser, prompt, otherwise, then, label, several,
-                        aloud is not None, span=self._span(meta))
+                        aloud == "aloud", aloud == "secretly", span=self._span(meta))
 
     def aloud(self, meta, children):
-        return True
+        return "aloud"
+
+    def secretly(self, meta, children):
+        return "secretly"
 
     def option_label(self, meta, children):
         return children[0]

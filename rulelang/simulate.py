@@ -161,6 +161,7 @@ class Stats:
             "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
             "average_rounds": sum(self.rounds) / n if n else None,
             "criteria": criteria, "seats": seats,
+            "shared_wins": sum(1 for game in zip(*self.returns) if sum(r > 0 for r in game) > 1),
             "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
             "triggered": {rule: {"per_game": count / n, "games": self.triggered_games[rule] / n}
                           for rule, count in self.triggered.most_common()} if n else {},
@@ -258,8 +259,10 @@ def format_report(r: dict) -> str:
                     ["—" if v is None else _number_text(v) for v in s["scores"].values()])
     lines.append("")
     lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
-    if any(s["wins"] != int(s["wins"]) for s in r["seats"]):
-        lines.append("(a win shared by k players counts 1/k to each)")
+    if r.get("shared_wins") or any(s["wins"] != int(s["wins"]) for s in r["seats"]):
+        shared = r.get("shared_wins")
+        lines.append("(a win shared by k players counts 1/k to each" +
+                     (f"; {shared} of the games had a shared win)" if shared else ")"))
     if r.get("teams"):
         lines.append("teams (the share of games each won): " + ", ".join(
             f"team {t['team']} (seats {', '.join(map(str, t['seats']))}) {t['share']:.1%} "

@@ -346,6 +346,22 @@ def test_a_choice_said_aloud_shows_to_every_seat(tmp_path):
         assert seen == [shown], seen
 
 
+def test_a_choice_made_secretly_shows_only_to_its_chooser(tmp_path):
+    """secret_fingers.rules: a choice among public options made `secretly` is `(hidden)` to the
+    other seat, and so is the counter set from it; without `secretly`, both show."""
+    path = HERE.parent / "tests" / "hidden_games" / "secret_fingers.rules"
+    said = tmp_path / "said.rules"
+    said.write_text(path.read_text().replace(' as "fingers" secretly', ' as "fingers"'))
+    for rules, shown in ((path, ["player 1 chooses fingers: (hidden)", "fingers of player 1 changes"]),
+                         (said, ["player 1 chooses fingers: 3", "fingers of player 1 changes"])):
+        state = rulelang.load(rules).new_initial_state(2, trace="eager")
+        state.apply_action(2)  # three fingers
+        seen = [line for line in (line.split("  [")[0] for line in state.event_lines(viewer=1)) if "fingers" in line]
+        assert seen == shown, seen
+        own = [line for line in (line.split("  [")[0] for line in state.event_lines(viewer=0)) if "fingers" in line]
+        assert own == ["player 1 chooses fingers: 3", "fingers of player 1 = 3"], own
+
+
 @pytest.mark.parametrize(("throws", "rolls"), [(3, 6), (0, 0)])
 def test_repeat_n_times_runs_its_block_n_times(throws, rolls):
     """repeat_times.rules: `repeat throws times:` rolls `throws` times a turn, none for 0."""

@@ -394,6 +394,18 @@ def _event_facts(state, seat, start):
     return out
 
 
+def _alike_choice(state, action, rng):
+    """Another option of the pending choice when the choice is of values worked out from, or
+    made with, what the other seats cannot see (``ChoiceSpec.private``, `secretly`): to them
+    the two are alike. None otherwise."""
+    kind, spec, options = state.pending[:3]
+    if kind != "choose" or not spec.private or spec.aloud or spec.of_pieces or spec.element == "pieces" \
+            or spec.then is not None or spec.several:
+        return None
+    others = [i for i, option in enumerate(options) if option != options[action]]
+    return rng.choice(others) if others else None
+
+
 def _alike_outcome(state, seat, outcome, rng):
     """Another outcome of the pending chance node that the seat cannot tell from ``outcome``
     (dice it sees show the same faces; a drawn piece it does not see is of the same kind), or
@@ -466,7 +478,16 @@ def test_nothing_depends_on_what_a_seat_cannot_see(path):
             if state.is_terminal():
                 break
             if not state.is_chance_node():
-                state.apply_action(rng.choice(state.legal_actions()))
+                action = rng.choice(state.legal_actions())
+                other = _alike_choice(state, action, rng) if forks < 12 and rng.random() < 0.3 else None
+                if other is not None:
+                    forks += 1
+                    seat = rng.choice([s for s in range(players) if s != state.pending[3]])
+                    a, b = state.clone(), state.clone()
+                    a.apply_action(action)
+                    b.apply_action(other)
+                    _same_view_in_lockstep(a, b, seat, random.Random(seed * 1000 + forks), len(state.events))
+                state.apply_action(action)
                 continue
             outcome = state.sample_chance(rng)
             seat = rng.randrange(players)
