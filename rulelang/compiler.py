@@ -462,6 +462,11 @@ class Compiler(ExpressionCompiler):
             if not kinds <= {"piece", "pieces"} or not kinds:
                 self.other_counters.add(counter)
 
+    def _only_tuples_into(self, counter: str) -> bool:
+        """Whether every value the rules set ``counter`` to is written as a tuple."""
+        return all(isinstance(node.value, n.TupleExpr) for node in walk(self.tree.items)
+                   if isinstance(node, n.Assign) and node.target.name == counter)
+
     def _note_variable(self, name: str, value_node: n.Node, kind: str) -> None:
         """What a variable is set to, for ``_players_through_variables`` and
         ``_pieces_through_variables``."""
@@ -1049,6 +1054,10 @@ class Compiler(ExpressionCompiler):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
                     if kind == "player":
                         self.seat_counters.add(c.name)
+                elif kind == "tuple" and self._only_tuples_into(c.name):
+                    # a tuple whatever the rules set it to (a hand's rank and kickers): read as one,
+                    # so that ranking it as a number is found out (`max`, `most`)
+                    self.counter_kinds[c.name] = "tuple"
                 elif kind in ("str", "label", "tuple", "values"):
                     # text (`led = "none"`), a tuple, a list (`empty`): not read as a number
                     self.counter_kinds[c.name] = "any"
@@ -1439,6 +1448,7 @@ class _Code:
         self.section = "main"
         self.body = None  # the statements compiled (``HiddenValues.private_names`` is keyed by them)
         self.public_choices: dict[int, n.Choose] = {}  # slot -> the choice, shown to all, that set it (W423)
+        self.secret_calls: set[int] = set()  # (``Procedure.secret_calls``)
         # slots of variables started as `empty` and not set since: a list of any kind yet
         self.started_empty: set[int] = set()
         self.code: list[list] = []
@@ -1517,7 +1527,7 @@ class _Code:
                 a = m.ChoiceSpec(**{**a, "otherwise": a["otherwise"][0] if a["otherwise"] else -1})
             if op == m.OP_BRANCH:
                 a = m.BranchSpec(tuple((label, cond, target[0], once) for label, cond, target, once in a[0]),
-                                 a[1], a[2])
+                                 a[1], a[2], a[3])
             code.append((op, a, b, rule))
         code = _thread_jumps(code)
         pieces = self.slots.piece_kinds()
@@ -1529,7 +1539,7 @@ class _Code:
                            tuple(self.slots.kinds.get(i, set()) - {"none"} == {"player"}
                                  for i in range(len(self.slots.names))),
                            tuple(bool(self.slots.kinds.get(i)) and self.slots.kinds[i] <= _NO_PIECE_KINDS
-                                 for i in range(len(self.slots.names))))
+                                 for i in range(len(self.slots.names))), frozenset(self.secret_calls))
 
     def _statement_function(self, lines: list[str], places: list[tuple]):
         """The Python function of a statement function's lines; its code's file name keys the
@@ -2092,7 +2102,9 @@ class _Code:
                      if want == "player" and part.kind == "any" else part.code  # (a player is checked here)
                      for part, want, param in zip(parts, held, decl.params, strict=True)]
             arguments = self.compiler.function(f"({', '.join(codes)},)")
-        self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
+        at = self.emit(m.OP_CALL, self.compiler.proc_index[stmt.name], arguments)
+        if self.compiler.hidden_values.decision_in_secret(stmt):
+            self.secret_calls.add(at)
 
     def _argument_kinds(self, decl, kinds, given):
         """Before its procedure is compiled, a `do` adds its arguments' types to those its
@@ -2317,6 +2329,12 @@ class _Code:
         # what the options hoisted goes with them, not with the condition compiled next
         options_prelude = self.compiler.take_prelude()
         element = SINGLE_FOR.get(kind, "any")
+        if kind == "values":  # a list of numbers written out, or a range: numbers (never a piece's id)
+            written = part.options
+            if (isinstance(written, n.ListExpr) and written.items and all(
+                    isinstance(i, n.Literal) and i.value.__class__ is int for i in written.items)) or \
+                    (isinstance(written, n.Call) and written.func == "range"):
+                element = "int"
         local = scope.names.get(part.var)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(part.var)
         scope.names[part.var] = (f"fr[{slot}]", element)
@@ -2375,6 +2393,7 @@ class _Code:
             "of_pieces": element == "piece", "element": element,
             "private": self.compiler.hidden_values.choice_private(stmt), "then": then,
             "labelled": stmt.label is not None, "aloud": stmt.aloud,
+            "in_secret": self.compiler.hidden_values.decision_in_secret(stmt),
         }
         if element not in ("piece", "pieces") and then is None and not spec["private"] and not stmt.aloud:
             self.public_choices[slot] = stmt
@@ -2521,6 +2540,7 @@ class _Code:
             "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
             "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
             "several": True, "picked": picked, "aloud": stmt.aloud,
+            "in_secret": self.compiler.hidden_values.decision_in_secret(stmt),
         }
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)
@@ -2603,7 +2623,8 @@ class _Code:
             self.block(branch.body, Scope(scope))
             self.jump(end)
         self.place(end)
-        self.code[index][1] = (branches, chooser, stmt.prompt or "choose")
+        self.code[index][1] = (branches, chooser, stmt.prompt or "choose",
+                               self.compiler.hidden_values.decision_in_secret(stmt))
         self._branches_into_hidden(stmt)
 
     def _branches_into_hidden(self, stmt) -> None:
@@ -2647,7 +2668,8 @@ class _Code:
         self.place(take)
         self.block(stmt.body, Scope(scope))
         self.place(end)
-        self.code[index][1] = ([(stmt.label, None, take, once), ("decline", None, end, None)], chooser, stmt.label)
+        self.code[index][1] = ([(stmt.label, None, take, once), ("decline", None, end, None)], chooser, stmt.label,
+                               self.compiler.hidden_values.decision_in_secret(stmt))
 
 
 # ---------------------------------------------------------------------- helpers
@@ -2764,7 +2786,7 @@ def _thread_jumps(code: list[tuple]) -> list[tuple]:
             b = final(b)
         elif op == m.OP_BRANCH:
             a = m.BranchSpec(tuple((label, cond, final(t), once) for label, cond, t, once in a.branches),
-                             a.chooser, a.prompt)
+                             a.chooser, a.prompt, a.in_secret)
         threaded.append((op, a, b, rule))
     return threaded
 

@@ -17,6 +17,10 @@ CHANCE = -1
 
 TERMINAL = -4
 
+# A choice's trace event seen in nowhere (``State._choice_seen_in``): made only under a
+# condition some seat cannot see, so only its chooser learns that it was made at all
+IN_SECRET = -2
+
 
 def _multiset_count(faces: int, dice: int) -> int:
     """How many different multisets of faces ``dice`` alike dice can show."""

@@ -80,6 +80,17 @@ class HiddenValues:
         self._defines: dict[tuple, Value] = {}
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
+        # id(a choice's node: Choose, ChooseBranch, May) -> whether it is reached under a
+        # condition some seat cannot see (`if any(hand of player, ...): may ...`): that there is
+        # a decision at all tells what the condition holds, so its line shows to its chooser only
+        self.in_secret: dict[int, bool] = {}  # (and id(Do node) -> the same, of a `do`)
+        # While ``in_secret`` is worked out, in order: a variable holding a piece moved where
+        # every seat sees it reads as public until it is set again (`move c to discard`, then
+        # `if c.rank == 8:`); the branch of a labelled choice, and an `otherwise` block, run in
+        # the open (their line shows which)
+        self._existence_pass = False
+        self._public_names: set[str] | frozenset[str] = frozenset()
+        self._chosen_names: frozenset[str] = frozenset()  # set only by a choice with an `otherwise`
         # counters with keys an entry of which is set with a key worked out from what some seat
         # may not see (`sheet[b] of player = 1`, b chosen in secret): their trace hides the key
         self.secret_keys: set[str] = set()
@@ -106,6 +117,11 @@ class HiddenValues:
     # ------------------------------------------------------------------ results
     def choice_private(self, stmt: n.Choose) -> bool:
         return self.choices.get(id(stmt), True)
+
+    def decision_in_secret(self, stmt: n.Node) -> bool:
+        """Whether a choice (or a `do`) of a section or procedure is made only where something
+        some seat cannot see holds, there."""
+        return self.in_secret.get(id(stmt), False)
 
     def menu_reveals(self, stmt: n.Choose, of_pieces: bool, then_of_pieces: bool = False) -> str | None:
         """What the menu of a choice shows its chooser that the chooser may not see (for
@@ -397,6 +413,29 @@ class HiddenValues:
             self._defines.clear()  # (worked out with the counters' levels as they were)
             changed = before != (self.called, self.move_pc, self.choices, self.piece_counters, self.piece_counts,
                                  [env for _, env, _ in frames])
+        # Which choices and calls stand under a condition some seat cannot see within their own
+        # section or procedure (a procedure called under one is the call's business: the same
+        # procedure called in the open shows its choices, ``State.choice_in_secret``): one more
+        # pass with every frame entered in the open, the variables as solved
+        self._existence_pass = True
+        bodies = {id(decl.body): decl for decl in c.procedures.values()}
+        self._shown_args: dict[tuple[str, int], bool] = {}  # (procedure, parameter): given only what all see
+        try:
+            for _ in range(2):  # the second time, the parameters given only what all see count as public
+                self.in_secret = {}
+                shown = {key for key, public in self._shown_args.items() if public}
+                for body, env, _ in frames:
+                    self._public_names = set()
+                    self._chosen_names = _chosen_only(body)
+                    decl = bodies.get(id(body))
+                    start = dict(env)
+                    if decl is not None:
+                        for i, param in enumerate(decl.params):
+                            if (decl.name, i) in shown:
+                                start[param] = _PUBLIC
+                    self._block(body, start, PUBLIC)
+        finally:
+            self._existence_pass, self._public_names = False, frozenset()
         # id(body of a section, procedure or triggered rule) -> its variables that may hold what
         # some seat does not see, with the level (OWN: every seat but the current player's; a
         # redeal cannot work them out again: ``knowledge.sample_state``)
@@ -422,7 +461,27 @@ class HiddenValues:
                 return max(self.called.get(when.procedure, PUBLIC), cond)
         return when.body, env, entry
 
+    def _condition_level(self, cond: n.Node, env: dict) -> int:
+        """What an `if` condition may reveal; while ``in_secret`` is worked out, whether a choice
+        with an `otherwise` block found an option (`c != none`) is public: its line shows it."""
+        if self._existence_pass and isinstance(cond, n.Compare) and cond.op in ("==", "!=", "is", "is not") \
+                and isinstance(cond.left, n.Name) and cond.left.id in self._chosen_names \
+                and isinstance(cond.right, n.Literal) and cond.right.value is None:
+            return PUBLIC
+        return self.expr(cond, env, None).level
+
+    def _shown_zone(self, node: n.Node) -> bool:
+        """Whether a zone written as ``node`` shows every piece moved there to every seat."""
+        if isinstance(node, n.Of):
+            node = node.left
+        zone = self.c.zones.get(node.id) if isinstance(node, n.Name) else None
+        return zone is not None and zone.visibility in ("public", "top only")
+
     def _assign(self, env: dict, name: str, value: Value, pc: int) -> None:
+        if name in self._public_names:  # set again after it was shown: what it holds now counts
+            self._public_names.discard(name)
+            env[name] = Value(max(value.count, pc), max(value.items, pc), value.me and pc == PUBLIC)
+            return
         old = env.get(name, _PUBLIC)
         env[name] = Value(max(old.count, value.count, pc), max(old.items, value.items, pc),
                           old.me and value.me and pc == PUBLIC)
@@ -430,6 +489,11 @@ class HiddenValues:
     def _block(self, body: tuple, env: dict, pc: int) -> None:
         for stmt in body:
             self._stmt(stmt, env, pc)
+            if self._existence_pass and pc > PUBLIC and isinstance(stmt, n.Move) and self._shown_zone(stmt.to) \
+                    and (isinstance(stmt.what, n.Name) or (isinstance(stmt.what, n.Call) and stmt.what.func in (
+                        "top", "first", "last", "bottom", "highest", "lowest"))):
+                # a piece moved where every seat sees it: its line shows that this block runs
+                pc = PUBLIC
 
     def _menu(self, stmt: n.Choose, env: dict) -> tuple[int, ...]:
         """The levels of what a choice's menu shows, seen by its chooser: its options' items,
@@ -478,7 +542,7 @@ class HiddenValues:
                     self.piece_counts[name] = max(pc, value.count, self.piece_counts.get(name, PUBLIC))
         elif isinstance(stmt, n.If):
             for cond, body in stmt.branches:
-                pc = max(pc, self.expr(cond, env, None).level)  # a later branch runs because earlier ones did not
+                pc = max(pc, self._condition_level(cond, env))  # a later branch runs because earlier ones did not
                 self._block(body, env, pc)
             self._block(stmt.otherwise, env, pc)
         elif isinstance(stmt, (n.Repeat, n.While)):
@@ -491,6 +555,7 @@ class HiddenValues:
             env[stmt.var] = _level(max(items.level, pc))
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
             options = first = self.expr(stmt.options, env, None)
             where = self.expr(stmt.where, env, _level(first.level)).level if stmt.where is not None else PUBLIC
             # `secretly`: what was chosen is the chooser's alone (another seat's than the current
@@ -527,21 +592,33 @@ class HiddenValues:
             before = self.menus.get(id(stmt), (PUBLIC,) * 6)
             self.menus[id(stmt)] = tuple(max(a, b) for a, b in zip(before, shown, strict=True))
             if stmt.otherwise is not None:
-                self._block(stmt.otherwise, env, max(pc, level))
+                self._block(stmt.otherwise, env, pc if self._existence_pass else max(pc, level))
         elif isinstance(stmt, n.ChooseBranch):
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
             for branch in stmt.branches:
                 cond = self.expr(branch.cond, env, None).level if branch.cond is not None else PUBLIC
-                self._block(branch.body, env, max(pc, cond))
+                self._block(branch.body, env, pc if self._existence_pass else max(pc, cond))
         elif isinstance(stmt, n.May):
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
             self._block(stmt.body, env, pc)
         elif isinstance(stmt, n.Do):
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
             self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)
             decl, callee = self.c.procedures.get(stmt.name), self.proc_envs.get(stmt.name)
-            if decl is not None and stmt.args is not None and len(stmt.args) == len(decl.params):
+            if self._existence_pass and decl is not None and stmt.args is not None:
+                for i, arg in enumerate(stmt.args):  # (solved already: the pass changes no other frame)
+                    key = (stmt.name, i)
+                    self._shown_args[key] = self._shown_args.get(key, True) and \
+                        self.expr(arg, env, None).level == PUBLIC
+            elif decl is not None and stmt.args is not None and len(stmt.args) == len(decl.params):
                 for param, arg in zip(decl.params, stmt.args, strict=True):
                     self._assign(callee, param, self.expr(arg, env, None), pc)
         elif isinstance(stmt, (n.Move, n.Draw, n.Create)):
             self.move_pc = max(self.move_pc, pc)
+            if self._existence_pass and isinstance(stmt, n.Move) and isinstance(stmt.what, n.Name) \
+                    and stmt.what.id in env and self._shown_zone(stmt.to):
+                self._public_names.add(stmt.what.id)
+                env[stmt.what.id] = _PUBLIC
 
     def _exits(self, body: tuple, env: dict) -> int:
         """The worst condition a `break` in a loop's body stands under: how often the body
@@ -549,7 +626,9 @@ class HiddenValues:
         worst = PUBLIC
         for stmt in body:
             if isinstance(stmt, n.If) and _breaks(stmt):
-                worst = max([worst] + [self.expr(cond, env, None).level for cond, _ in stmt.branches])
+                worst = max([worst] + [self._condition_level(cond, env) for cond, _ in stmt.branches])
+            elif self._existence_pass and isinstance(stmt, (n.Choose, n.ChooseBranch, n.May)):
+                continue  # which option, or that there was none, shows in its line
             elif isinstance(stmt, n.Choose) and stmt.otherwise is not None and _breaks(stmt):
                 worst = PRIVATE
             elif isinstance(stmt, (n.ChooseBranch, n.May)) and _breaks(stmt):
@@ -586,6 +665,19 @@ def _breaks(stmt) -> bool:
             if not isinstance(inner, (n.Repeat, n.While, n.ForEach)) and _breaks(inner):
                 return True
     return False
+
+
+def _chosen_only(body) -> frozenset[str]:
+    """The variables of a frame set only by choices with an `otherwise` block (none there)."""
+    chosen, other = set(), set()
+    for stmt in _walk_statements(body):
+        if isinstance(stmt, n.Choose) and stmt.then is None and stmt.several is None:
+            (chosen if stmt.otherwise is not None else other).add(stmt.var)
+        elif isinstance(stmt, (n.Let, n.ForEach)):
+            other.add(stmt.name if isinstance(stmt, n.Let) else stmt.var)
+        elif isinstance(stmt, n.Assign):
+            other.add(stmt.target.name)
+    return frozenset(chosen - other)
 
 
 def _bound_names(body) -> set[str]:

@@ -460,6 +460,17 @@ def _sees_chance(state: State, seat: int) -> bool:
     return bool((zone_seers(state, source) | zone_seers(state, to)) & bit)
 
 
+def _made_in_secret(state: State, event: int, seat: int) -> bool:
+    """Whether the step whose events begin at ``event`` was another seat's choice made in
+    secret (``in_secret``): its line shows the seat nothing, not even that it was made."""
+    from .engine_values import IN_SECRET
+
+    for _, kind, payload in state.events[event:]:
+        if kind == "choose":
+            return payload[3] == IN_SECRET and payload[0] != seat
+    return False
+
+
 def _choice_shown(state: State, event: int, seat: int) -> bool:
     """Whether the choice recorded as ``state.events[event]`` shows to ``seat`` (its line is not
     `(hidden)`; see ``State.format_event``)."""
@@ -506,13 +517,15 @@ def seen_steps(state: State, seat: int) -> Seen | None:
         except RuntimeFault:  # a history this game cannot play again
             return None
         lines = _new_lines(replay, before, seat)
+        secret = False
         if mover != CHANCE and mover != seat:
             shown = _choice_shown(replay, before, seat)
+            secret = _made_in_secret(replay, before, seat)
         if rolled and not shown:
             unknown = {p for p in rolled if not replay.knows[p] & bit}
             blind_rolls[len(steps)] = unknown
             unseen_dice.update(dict.fromkeys(unknown, len(steps)))
-        steps.append([action, shown, lines, mover, is_draw, text])
+        steps.append([action, shown, lines, mover, is_draw, text, secret])
         for p in [p for p, step in unseen_dice.items() if replay.knows[p] & bit]:
             blind_rolls[unseen_dice.pop(p)].discard(p)  # the die shows to the seat, unrolled since
     if len(replay.events) != len(state.events) or \
@@ -527,7 +540,15 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     forget(start)  # replays need no knowledge: they compare lines
     kept: list = []
     texts: dict[int, str] = {}  # another's choice the seat saw: its option's text, by step
-    for action, shown, lines, mover, is_draw, text in steps[first:]:
+    for action, shown, lines, mover, is_draw, text, secret in steps[first:]:
+        if secret and (not lines or (kept and kept[-1][2] != RUN)):
+            # another seat's choice made only where what the seat cannot see holds (``in_secret``):
+            # not a step of its own, since whether there was one is not seen; what followed it
+            # (`turn of player 2`) goes with the step before, and a replay plays such choices
+            # where its own game has them (``_step``, ``hidden_run``)
+            if lines:
+                kept[-1] = (kept[-1][0], kept[-1][1] + lines, *kept[-1][2:])
+            continue
         if not shown and mover == CHANCE and not lines:
             # rolls, draws and shuffles that show the seat nothing, not even a line: how many
             # there were is not seen either (a shuffle of another's `secret` zone has a step per
@@ -542,13 +563,42 @@ def seen_steps(state: State, seat: int) -> Seen | None:
     return Seen(start, kept, drawn, state.observation_string(seat), texts)
 
 
+def _secret_choice(replay: State, seat: int) -> bool:
+    """Whether a replay waits for another seat's choice made only where what ``seat`` cannot
+    see holds (``in_secret``): that it is made at all shows the seat nothing."""
+    return not replay.finished and replay.choice_in_secret() and replay.pending[3] != seat
+
+
+def _secret_choice_run(replay: State, seat: int, rng: random.Random) -> State | None:
+    """Such a choice played in a replay: one of its options, in a random order, that shows the
+    seat no line (the replay after it), or None when each shows one."""
+    actions = replay.legal_actions()
+    rng.shuffle(actions)
+    for action in actions:
+        probe = replay.clone()
+        try:
+            probe.apply_action(action)
+        except RuntimeFault:
+            continue
+        if not _new_lines(probe, len(replay.events), seat):
+            return probe
+    return None
+
+
 def hidden_run(replay: State, seat: int, rng: random.Random, reserved: set, limit: int) -> State | None:
-    """A ``RUN`` step played in a replay: chance steps drawn anew (a draw avoids ``reserved``)
-    for as long as they show the seat no line, however many (none, too); the replay after
-    them, or None past ``limit`` steps or where the rules fault."""
+    """A ``RUN`` step played in a replay: chance steps drawn anew (a draw avoids ``reserved``),
+    and other seats' choices made in secret (``_secret_choice``), for as long as they show the
+    seat no line, however many (none, too); the replay after them, or None past ``limit``
+    steps or where the rules fault."""
     from .runtime import CHANCE
 
     for _ in range(limit):
+        if _secret_choice(replay, seat):
+            played = _secret_choice_run(replay, seat, rng)
+            if played is None:
+                return replay  # each option shows the seat something: the run ended before it
+            replay = played
+            continue
         if replay.finished or replay.pending is None or replay.current_player() != CHANCE \
                 or _sees_chance(replay, seat):
             return replay
@@ -609,13 +659,31 @@ def _candidates(replay: State, mover: int, is_draw: bool, reserved: set, rng: ra
 
 
 def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
-    """Apply ``action`` to the replay: whether it gives the lines the seat saw at this step."""
+    """Apply ``action`` to the replay: whether it gives the lines the seat saw at this step,
+    with those of other seats' choices made in secret that follow it in the replay, where the
+    lines seen call for more (``seen_steps`` puts what followed such a choice with the step
+    before it)."""
     before = len(replay.events)
     try:
         replay.apply_action(action)
     except RuntimeFault:  # the replay went elsewhere: this action does not fit
         return False
-    return _new_lines(replay, before, seat) == lines
+    got = _new_lines(replay, before, seat)
+    while got != lines and got == lines[:len(got)] and _secret_choice(replay, seat):
+        for option in replay.legal_actions():  # (the first that goes on as the seat saw)
+            probe = replay.clone()
+            try:
+                probe.apply_action(option)
+            except RuntimeFault:
+                continue
+            more = _new_lines(probe, before, seat)
+            if more == lines[:len(more)] and len(more) > len(got):
+                break
+        else:
+            return False
+        replay.apply_action(option)  # (the replay is the caller's: played on in place)
+        got = more
+    return got == lines
 
 
 def _option_text(replay: State, action) -> str | None:
@@ -661,9 +729,12 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
         if work < 0:
             return None
         action, lines, mover, is_draw = steps[i]
-        if mover != CHANCE and mover != RUN and replay.current_player() == CHANCE:
+        if mover != RUN and ((mover != CHANCE and replay.current_player() == CHANCE)
+                             or (_secret_choice(replay, seat) and replay.pending[3] != mover)):
             # chance steps the seat would see nothing of, in this replay and not in the game
-            # (a shuffle of one piece has no step): as many as the replay has
+            # (a shuffle of one piece has no step), and another seat's choices made in secret
+            # there (one of the seat that moves next may be the step itself): as many as the
+            # replay has
             ran = hidden_run(replay, seat, rng, reserved, work)
             replay = replay if ran is None else ran
         if mover == RUN:
@@ -705,7 +776,7 @@ def replay_sample(seen: Seen, seat: int, rng: random.Random, search: int = SEARC
             break
         else:
             return None
-    if not replay.finished and replay.current_player() == CHANCE:
+    if not replay.finished and (replay.current_player() == CHANCE or _secret_choice(replay, seat)):
         replay = hidden_run(replay, seat, rng, reserved, work + 1) or replay
     if replay.observation_string(seat) != seen.observation:
         return None

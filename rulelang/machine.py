@@ -283,7 +283,8 @@ class Machine:
                         pc = a.otherwise
                         if self.tracing:
                             chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
-                            self.events.append((rule, "otherwise", (a.prompt, chooser)))
+                            self.events.append((rule, "otherwise", (a.prompt, chooser,
+                                                                    a.in_secret or self.called_in_secret())))
                         continue
                     if a.labelled:
                         options = self._check_labels(a, options)

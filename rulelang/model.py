@@ -170,6 +170,9 @@ class ChoiceSpec:
     picked: Evaluator | None = None  # a step of a choice of several: the pieces picked before it
     element: str = "any"  # what an option is: "piece", "pieces" (a group), "int", ...
     aloud: bool = False  # `aloud`: every seat sees what was chosen (the trace never hides it)
+    # made only under a condition some seat cannot see: its line shows to its chooser alone
+    # (``HiddenValues.decision_in_secret``)
+    in_secret: bool = False
 
 
 @attrs.frozen
@@ -201,6 +204,7 @@ class BranchSpec:
     branches: tuple[tuple[str, Evaluator | None, int, int | None], ...]
     chooser: Evaluator | None
     prompt: str
+    in_secret: bool = False  # as ``ChoiceSpec.in_secret``
     # The options when no branch has a condition: computed once, not at every visit.
     fixed: tuple[tuple[str, int, None], ...] | None = attrs.field(init=False)
 
@@ -253,6 +257,9 @@ class Procedure:
     # Per slot: whether every value it is given is a number, true/false, text, a player or none,
     # never a piece (the turn key need not look in it for a piece's id, ``rulelang.turnkey``)
     number_slots: tuple[bool, ...] = ()
+    # The instructions (`do NAME`) that call a procedure only where something some seat cannot
+    # see holds: the choices made inside show their line to their chooser alone
+    secret_calls: frozenset[int] = frozenset()
 
 
 @attrs.frozen

@@ -23,6 +23,7 @@ from .diagnostics import Diagnostic, RuntimeFault, register
 from .engine_values import (  # noqa: F401 - CHANCE, TERMINAL, SEE_PIECES: callers import them from here
     _CHANCE_KINDS,
     CHANCE,
+    IN_SECRET,
     SEE_PIECES,
     TERMINAL,
     PieceTable,
@@ -533,7 +534,8 @@ class State(Board, Machine, Views):
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
                     prompt = pending[1].prompt if pending[1].prompt not in ("choose", label) else None
                     if self.tracing:
-                        self.events.append((rule, "choose", (pending[3], prompt, label, None, True)))
+                        self.events.append((rule, "choose", (pending[3], prompt, label, IN_SECRET if (
+                            pending[1].in_secret or self.called_in_secret()) else None, True)))
                     if self.rule_counts is not None:
                         self.count_rule(rule, prompt, label)
                 frame[1] = target
@@ -568,6 +570,8 @@ class State(Board, Machine, Views):
         tuple of those, all of which must hold (a choice with a parameter)."""
         if spec.aloud:  # said at the table
             return None
+        if spec.in_secret or self.called_in_secret():  # that there was a choice at all is the chooser's alone
+            return IN_SECRET
         if spec.then is None:
             if spec.element == "pieces" and value:  # a group (`subsets`): every piece's zone
                 seen = tuple(dict.fromkeys(self._piece_seen_in(p) for p in value if p.__class__ is int))
@@ -581,6 +585,22 @@ class State(Board, Machine, Views):
         if spec.private:
             seen.append(-1)  # a part from what not every seat sees: the chooser's own
         return None if not seen else seen[0] if len(seen) == 1 else tuple(seen)
+
+    def called_in_secret(self) -> bool:
+        """Whether a running procedure was called only where something some seat cannot see
+        holds (``Procedure.secret_calls``): a choice made inside shows to its chooser alone."""
+        frames = self.frames
+        if len(frames) < 2:
+            return False
+        procedures = self.game.procedures
+        return any(frame[1] - 1 in procedures[frame[0]].secret_calls for frame in frames[:-1]
+                   if procedures[frame[0]].secret_calls)
+
+    def choice_in_secret(self) -> bool:
+        """Whether the pending choice is made only where something some seat cannot see holds."""
+        pending = self.pending
+        return pending is not None and pending[0] in ("choose", "branch") and (
+            pending[1].in_secret or self.called_in_secret())
 
     def _piece_seen_in(self, piece: int) -> int:
         """The zone whose viewers see a chosen piece: where it lies, or, in a zone a piece

@@ -307,7 +307,9 @@ def format_report(r: dict) -> str:
         lines.append(f"replay one with: rulelang run {r['rules']} --seed {r['faults'][0]['seed']} "
                      f"--seats {seats}{opts} --fast --check")
     if r["games_per_second"]:
-        lines.append(f"{r['games_per_second']:.1f} games/s ({r['seconds']:.2f} s)")
+        rate = r["games_per_second"]
+        lines.append(f"{rate:.1f} games/s ({r['seconds']:.2f} s)" if rate >= 1 or not rate else
+                     f"{1 / rate:.1f} s per game ({r['seconds']:.2f} s)")
     return "\n".join(lines)
 
 

@@ -159,6 +159,9 @@ class TurnKeys:
                     given = tuple(tuple(map(place, group)) for group in given)
                 else:
                     given = options = _freeze(given)
+                    numbers = self.game.procedures[stack[-1][0]].number_slots
+                    if spec.slot < len(numbers) and numbers[spec.slot]:
+                        options = None  # numbers, labels, players: never a piece's id
             else:
                 given = _freeze(given)
                 if waiting == "choose":

@@ -11,6 +11,7 @@ from .diagnostics import RuntimeFault
 from .engine_values import (
     _CHANCE_KINDS,
     CHANCE,
+    IN_SECRET,
     SEE_COUNT,
     SEE_NOTHING,
     SEE_PIECES,
@@ -590,7 +591,11 @@ class Views:
         elif kind == "choose":
             player, prompt, choice, seen_in = payload[:4]  # a fifth: True for a labelled branch
             # a piece shows to whoever sees where it was chosen (a blind pick, not even to its
-            # chooser); a value computed from hidden things (-1) to its chooser only
+            # chooser); a value computed from hidden things (-1) to its chooser only; a choice
+            # made only where what others cannot see holds (-2, ``in_secret``): not even that
+            # it was made
+            if seen_in == IN_SECRET and viewer not in ("all", player):
+                return ""
             if not self.choice_shown(player, seen_in, viewer):
                 # its chooser knows where it picked blind: the place, as the menu named it
                 choice = payload[5] if viewer == player and len(payload) > 5 else "(hidden)"
@@ -636,7 +641,9 @@ class Views:
             is_seat = is_seat or self.counter_place(index)[0].holds_player
             text = f"{self.counter_name(index)} = {seats_text(value) if is_seat else shown(value)}"
         elif kind == "otherwise":
-            prompt, chooser = payload
+            prompt, chooser = payload[:2]
+            if len(payload) > 2 and payload[2] and viewer not in ("all", chooser):
+                return ""  # a choice made only where what the viewer cannot see holds (``in_secret``)
             text = f"player {chooser + 1} has nothing to choose for `{prompt}`: its `otherwise` block runs"
         elif kind == "shuffle":
             if self.game.has_secret_zones and self._sees_none_of(viewer, payload):

@@ -138,7 +138,7 @@ def run_quietly(command: list[str], folder: Path) -> str:
 
 def normalised(text: str) -> list[str]:
     text = re.sub(r"(logs/[\w.-]+?)-\d{8}-\d{6}[\w-]*\.jsonl", r"\1-....jsonl", text)
-    text = re.sub(r"^[\d.]+ games/s \([\d.]+ s\)$", "N games/s (N s)", text, flags=re.M)
+    text = re.sub(r"^[\d.]+ (?:games/s|s per game) \([\d.]+ s\)$", "N games/s (N s)", text, flags=re.M)
     return [line.rstrip() for line in text.splitlines()]
 
 

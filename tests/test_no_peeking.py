@@ -539,3 +539,36 @@ def test_a_choice_of_several_hidden_pieces_ends_alike_whichever_piece_is_picked(
         seen.append((knowledge.information_state(state, 1), state.event_lines(0, viewer=1),
                      decisions(state, 7)))
     assert seen[0] == seen[1]
+
+
+def _jack_game(first: str, decline: bool):
+    """may_in_secret.rules with player 1 dealt ``first`` and player 2 the queen, played to
+    player 2's guess; player 1 declines to lay down the jack when it holds it."""
+    state = rulelang.load(ROOT / "tests" / "hidden_games" / "may_in_secret.rules").new_initial_state(2, trace="eager")
+    for rank in (first, "queen"):
+        state.apply_action(next(p for p in state.zones[state.pending[2][0]] if state.describe_piece(p).endswith(rank)))
+    if first == "jack":
+        state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a).endswith(
+            "decline" if decline else "lay down the jack")))
+    assert state.current_player() == 1
+    return state
+
+
+def test_a_choice_made_only_under_a_hidden_condition_shows_no_line_to_the_others():
+    """may_in_secret.rules: player 1 may lay down the jack only when it holds it. Declining
+    must read to player 2 as having no choice at all: the same trace and information state,
+    samples that hold every card in player 1's hand, and every bot deciding alike."""
+    held, empty = _jack_game("jack", decline=True), _jack_game("king", decline=False)
+    assert held.information_state_string(1) == empty.information_state_string(1)
+    assert any("lay down the jack: decline" in line for line in held.event_lines(viewer=0))
+    assert not any("lay down" in line for line in held.event_lines(viewer=1))
+    hand = held.zone_index("hand", 0)
+    for state in (held, empty):
+        view = seat_view(state)
+        ranks = {view.sample_state(random.Random(s)).describe_piece(
+            view.sample_state(random.Random(s)).zones[hand][0]) for s in range(30)}
+        assert {"card jack", "card king"} <= ranks, ranks
+    for name in AGENTS:
+        options = SMALL.get(name, {})
+        chosen = {make_agent(name, 7, **options).choose(seat_view(state)) for state in (held, empty)}
+        assert len(chosen) == 1, name
