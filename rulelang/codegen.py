@@ -2115,7 +2115,9 @@ class ExpressionCompiler:
                 kind in ("str", "bool", "tuple") and name not in ("highest", "lowest", "sorted")):
             hint = {"zone": "count the pieces with `count(...)`, or add their values with `sum(...)`",
                     "piece": "name a number the piece has, such as `.value` or `.number`",
-                    "bool": "`count(C, CONDITION)` counts the items for which a condition holds"}
+                    "bool": "`count(C, CONDITION)` counts the items for which a condition holds",
+                    "tuple": "tuples are ordered part by part: `highest(C, X)` (or `lowest`) gives the item whose "
+                    "tuple is greatest" if name in ("max", "min") else None}
             self.error("E201", f"`{name}(C, X)` needs a number X for each item, not {a_kind(kind)}", node,
                        help=hint.get(kind))
             raise CompileError

@@ -196,6 +196,9 @@ real game, raise the limit with `--limit expansion=N`.
 # Zones as values: held by a counter, they would be their numbers, read as numbers. (A counter
 # may hold a piece, or pieces, read back as pieces: `marked = highest(cup)`, `marked.value`.)
 _HOLDS_IDS = frozenset(("zone", "zones", "zonelist"))
+# E201's help where a tuple is ranked as a number
+_TUPLE_RANKING_HELP = ("tuples are ordered part by part by `<`, `highest`, `lowest` and `sorted`, not by a number: "
+                       "rank by one number made of the parts (`rank * 100 + kicker`), or keep the part that counts")
 # W423's help: how to choose in secret
 _SECRET_CHOICE_HELP = ("to choose in secret, write `secretly` after the prompt: `choose NAME from [...] as \"PROMPT\" "
                        "secretly` (only the chooser sees what was chosen)")
@@ -462,10 +465,12 @@ class Compiler(ExpressionCompiler):
             if not kinds <= {"piece", "pieces"} or not kinds:
                 self.other_counters.add(counter)
 
-    def _only_tuples_into(self, counter: str) -> bool:
-        """Whether every value the rules set ``counter`` to is written as a tuple."""
-        return all(isinstance(node.value, n.TupleExpr) for node in walk(self.tree.items)
-                   if isinstance(node, n.Assign) and node.target.name == counter)
+    def _only_tuples_into(self, counter: str, at_least_one: bool = False) -> bool:
+        """Whether every value the rules set ``counter`` to is written as a tuple (and, with
+        ``at_least_one``, there is one)."""
+        values = [node.value for node in walk(self.tree.items)
+                  if isinstance(node, n.Assign) and node.target.name == counter]
+        return all(isinstance(value, n.TupleExpr) for value in values) and (bool(values) or not at_least_one)
 
     def _note_variable(self, name: str, value_node: n.Node, kind: str) -> None:
         """What a variable is set to, for ``_players_through_variables`` and
@@ -1050,7 +1055,9 @@ class Compiler(ExpressionCompiler):
             try:
                 fn, kind = self.expr(c.initial, scope, slots)
                 self.counter_starts[c.name] = kind
-                if not c.keys and kind in ("player", "none"):
+                if not c.keys and kind == "none" and self._only_tuples_into(c.name, at_least_one=True):
+                    self.counter_kinds[c.name] = "tuple"  # none until the rules set it, a tuple after
+                elif not c.keys and kind in ("player", "none"):
                     self.counter_kinds[c.name] = "any"  # a rule may set it to anything: checked where used
                     if kind == "player":
                         self.seat_counters.add(c.name)
@@ -1138,11 +1145,11 @@ class Compiler(ExpressionCompiler):
                         counter = _counter_read(inner.value)
                         if ranked == "any" and counter in self.counters:  # known once every rule is compiled
                             self.ranked_counters.append((counter, inner))
-                        if ranked in COLLECTIONS or ranked in ("piece", "str"):
+                        if ranked in COLLECTIONS or ranked in ("piece", "str", "tuple"):
                             self.error("E201", f"`{inner.direction}` ranks the players by a number, not "
                                        f"{a_kind(ranked)}", inner.value,
-                                       help="count the pieces with `count(...)`, or add their values with "
-                                       "`sum(...)`" if ranked != "str" else None)
+                                       help=_TUPLE_RANKING_HELP if ranked == "tuple" else "count the pieces with "
+                                       "`count(...)`, or add their values with `sum(...)`" if ranked != "str" else None)
                             continue
                         checks.append(m.Check(rule, fn, inner.direction, len(slots.names), span=inner.span,
                                               seen_by=self.hidden_values.criterion(inner.value),

@@ -432,6 +432,16 @@ _MISTAKES = {
         "turn:\n  draw n from z to y\n",
         "turn:\n  draw n + 1 from z to y\n",
         "turn:\n  create n d in z\n",
+        "turn:\n  draw count(z) from z to y\n",
+        "turn:\n  draw up to count(z) from z to y\n",
+        "turn:\n  draw up to n from z to y\n",
+    ],
+    "a count that is a name or is worked out goes in brackets: `, 1 to (count(hand)) of them`, `, up to (N) of them`": [
+        "turn:\n  choose c from z, 1 to count(z) of them\n",
+        "turn:\n  choose c from z, up to count(z) of them\n",
+        "turn:\n  choose c from z, n of them\n",
+        "turn:\n  choose c from z, 1 to n of them\n",
+        "turn:\n  choose c from z, up to n of them\n",
     ],
 }
 
@@ -467,6 +477,8 @@ _MISTAKE_LINES = {
     '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': r"\blabelled\b.*\bas\b",
     "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`":
         r"^\s*(draw|create)\s",
+    "a count that is a name or is worked out goes in brackets: `, 1 to (count(hand)) of them`, `, up to (N) of them`":
+        r",\s*(\d+\s+to\s+|up\s+to\s+)?[A-Za-z_]",
     '`choose` takes its parts in this order: `choose NAME from C where CONDITION, N of them by PLAYER '
     'as "PROMPT" labelled EXPR`': r"^\s*choose\b",
 }

@@ -266,6 +266,23 @@ def _parse_step(path: str, number: int, text: str) -> Step:
                         "options:/option:/no option:/player:/roll/draw/game over/winners:/returns:/fault)")
 
 
+def _roll_labels(text: str, faces) -> list:
+    """The faces of a `roll` step's group, in order: `3 3 5`, `3, 3, 5`, or with counts,
+    `2 x 3, 5` (`N x FACE`, unless the die has a face `x`)."""
+    tokens = [_label(t) for t in text.replace(",", " ").split()]
+    if "x" in faces:
+        return tokens
+    labels, i = [], 0
+    while i < len(tokens):
+        if i + 2 < len(tokens) and tokens[i + 1] == "x" and tokens[i].__class__ is int and tokens[i] >= 0:
+            labels.extend([tokens[i + 2]] * tokens[i])
+            i += 3
+        else:
+            labels.append(tokens[i])
+            i += 1
+    return labels
+
+
 def _draw_items(path: str, number: int, text: str) -> list[tuple[int, str, bool]]:
     """`card 3, 2 x card 5, "note a 3, 4 or 5"` -> (how many, name, quoted) per item."""
     items, position = [], 0
@@ -642,7 +659,7 @@ class _Runner:
                 if position >= len(pending) or given[position] is not None:
                     self.fail(f"{len(groups)} groups given; the roll is {shape}")
                 at, labels = position, group
-            given[at] = [_label(t) for t in labels.split()]
+            given[at] = _roll_labels(labels, self.game.kinds[pending[at][0]].face_labels)
         flat = []
         for kind, labels, (kind_index, dice) in zip(kinds, given, pending, strict=True):
             if labels is None or len(labels) != len(dice):
@@ -650,7 +667,7 @@ class _Runner:
             faces = self.game.kinds[kind_index].face_labels
             for label in labels:
                 if label not in faces:
-                    self.fail(f"{kind} has no face `{label}` (faces: {', '.join(map(str, faces))})")
+                    self.fail(f"{kind} has no face `{label}` (faces: {', '.join(map(str, dict.fromkeys(faces)))})")
             flat.extend(labels)
         self.act(state.outcome_from_labels(flat))
 
