@@ -140,6 +140,13 @@ block ends, and the NAME made before keeps its value: after
 after the `if`. To change the variable made before, write `n = ...` (for a choice, choose into
 another name and then `n = m`); for a variable of the block alone, give it a name of its own.
 """)
+register("W428", "named-alike", """
+Two lines of a table give their pieces the same name (the first column) and differ in another
+column (`yoko, once_around` and `yoko, sealed`). The menu, the trace and the board show both as
+`painting yoko`, and a scenario's `choose painting yoko` or `draw painting yoko` takes the
+first it finds. Give each line a name of its own, or put the column that tells them apart
+first. Lines that differ in nothing else are copies: write a `count` column instead.
+""")
 register("W421", "face-label-twice", """
 Two faces of a die have one label and different values (`faces star = 1, star = 5`): the trace
 shows `star` for both, `face == star` holds for both, and a scenario cannot script the second.
@@ -868,6 +875,7 @@ class Compiler(ExpressionCompiler):
                            else f"`{column.name}` cannot be a column with parameters", column)
             seen.add(column.name)
         rows = []
+        named: dict[Any, tuple] = {}  # a line's name (its first column) -> (the first line's attributes, its line)
         for number, row in enumerate(table.rows, start=1):
             given: dict[str, Any] = {} if "row" in seen else {"row": number}
             cells = []
@@ -884,6 +892,7 @@ class Compiler(ExpressionCompiler):
             for listed, column, cell in cells:
                 listed.append((column, cell, plain))
             made = self._evaluate_attrs(decl, given, decl.attrs, index)
+            self._named_alike(decl, row, made, index, named)
             rows.extend([made] * self._table_copies(decl, row))  # copies of one line are alike
         if not rows and table.rows and not any(id(cell) in self.copies_warned for row in table.rows
                                                for cell in row.cells):  # (else: that cell's E303 says it)
@@ -892,6 +901,46 @@ class Compiler(ExpressionCompiler):
         first = next((c for c in table.columns if not c.is_copies), None)
         return m.KindDef(decl.name, decl.category, pieces=tuple(rows), span=decl.span, limit=decl.limit,
                          name_columns=() if first is None or first.params is not None else (index[first.name],))
+
+    def _named_alike(self, decl: n.PieceDecl, row: n.TableRow, made, index: dict[str, int], named: dict) -> None:
+        """W428 where two lines of a table give pieces one name (their first column) and differ
+        in another column: the menu, the trace and a scenario's `choose`/`draw` by name cannot
+        tell them apart."""
+        first = next((c for c in decl.table.columns if not c.is_copies), None)
+        if first is None or first.params is not None or first.name not in index:
+            return
+        name = made[index[first.name]]
+        skip = {index[k] for k in ("row",) if k in index}
+        if name.__class__ not in (int, str) or index[first.name] in skip:
+            return
+        found = named.setdefault(name, (made, row))
+        if found[1] is row:
+            return
+        read = self._read_in_play()
+        differ = [attribute for attribute, i in index.items() if i not in skip and i < len(made) and attribute in read
+                  and i < len(found[0]) and made[i] != found[0][i] and not isinstance(made[i], TableCell)]
+        if differ:
+            self.error("W428", f"two lines of `{decl.name}`'s table name a piece `{decl.name} {name}`, and they "
+                       f"differ in `{differ[0]}`: the menu, the trace and a scenario cannot tell them apart", row,
+                       help=f"give each line a name of its own in the first column (`{name}_2`), or put the column "
+                       "that tells them apart first")
+
+    def _read_in_play(self) -> frozenset[str]:
+        """The names the rules read outside the set-up (attributes among them): a column read
+        only to choose the pieces the set-up keeps (`min_players`) tells nothing in play."""
+        found = getattr(self, "_in_play_names", None)
+        if found is None:
+            names = set()
+            for item in self.tree.items:
+                if isinstance(item, n.Section) and item.kind == "setup":
+                    continue
+                for node in walk((item,)):
+                    if isinstance(node, n.Name):
+                        names.add(node.id)
+                    elif isinstance(node, n.Attribute):
+                        names.add(node.name)
+            found = self._in_play_names = frozenset(names)
+        return found
 
     def _table_copies(self, decl: n.PieceDecl, row: n.TableRow) -> int:
         """How many pieces a table line makes: its `count` cell (a whole number, 0 or more), or 1."""
