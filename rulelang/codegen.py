@@ -1379,7 +1379,14 @@ class ExpressionCompiler:
                        help=f"a variable lasts to the end of the block it is set in; to use `{name}` after it, set "
                        f"it before the block (`let {name} = none`) and change it inside (`{name} = ...`)")
             raise CompileError
-        close = self.suggest(name, lambda: self._known_names(scope))
+        if name in self.attributes:  # an attribute, where no piece is named: a list of zones, of values
+            element = scope.lookup("it") if scope is not None else None
+            self.error("E101", f"unknown name `{name}`: it is an attribute of pieces, and the items here "
+                       f"are not pieces{f' but {a_kind(element[1])}' if element and element[1] != 'any' else ''}",
+                       node, help=f"name the piece whose `{name}` it is (`it.{name}`, `c.{name}`); over a list "
+                       f"of zones, go through each zone: `sum(ZONES, sum(it, {name}))`")
+            raise CompileError
+        close = self.suggest(name, lambda: [known for known in self._known_names(scope) if known != name])
         if close is None and id(node) in self._list_items:
             # `[red, blue]`: bare words are labels in declarations only
             close = (f'for a label, write it in quotes: `"{name}"` (a bare word is a label only in `faces`, '
