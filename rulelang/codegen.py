@@ -1824,6 +1824,12 @@ class ExpressionCompiler:
         cond = self.truth_code(node.cond, scope, slots)
         then = self.code(node.then, scope, slots)
         other = self.code(node.otherwise, scope, slots)
+        if {then.kind, other.kind} & {"bool"} and {then.kind, other.kind} & COLLECTIONS:
+            self.error("E201", f"`A if C else B` gives {a_kind(then.kind)} on one side and {a_kind(other.kind)} on "
+                       "the other", node, help="`where` takes all that follows it as its condition: to choose "
+                       "between two filtered lists, put each in brackets, `(players where it == player) if flag "
+                       "else (players where it != player)`")
+            raise CompileError
         kind = then.kind if then.kind == other.kind or other.kind == "none" else \
             other.kind if then.kind == "none" else "any"
         return Expr(f"({then.code} if {cond} else {other.code})", kind, then.safe and other.safe)
