@@ -67,6 +67,13 @@ def seat_label(seat: int, seats: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------- the board
+class KindNames(list):
+    """The kinds' names, in order, with ``faces``: each die kind's face labels -> their place
+    in its `faces` line (a pool of dice shows in that order: `9 10 jack ace`)."""
+
+    faces: dict[str, dict[str, int]] = {}
+
+
 def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
                   implied: str | None = None) -> str:
     """Pieces as the observation names them (``tile 21``, ``die showing 4``),
@@ -85,8 +92,12 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
             dice.add(kind)
         groups.setdefault(kind, []).append(rest.removeprefix("showing ").strip())
     parts = []
+    faces = getattr(kind_names, "faces", {})
     for kind, labels in groups.items():
-        if pool:
+        if pool and kind in faces:  # a die's faces in the order its `faces` line gives them
+            order = faces[kind]
+            labels.sort(key=lambda label: (order.get(label, len(order)), _label_key(label)))
+        elif pool:
             labels.sort(key=_label_key)
         if kind == implied:
             parts.append(" ".join(labels) if all(labels) else str(len(labels)))
@@ -177,7 +188,9 @@ def render_board(state: State, seats: list[str], viewer: int | None | str, style
     game = state.game
     seen = _everything_seen(state) if viewer == "all" else state.observation(viewer)
     zones_seen, counters_seen = seen.get("zones", {}), seen.get("counters", {})
-    kinds = [k.name for k in game.kinds]
+    kinds = KindNames(k.name for k in game.kinds)
+    kinds.faces = {k.name: {str(label): i for i, label in reversed(list(enumerate(k.face_labels)))}
+                   for k in game.kinds if k.is_die}
     mover = state.current_player()
     title = f"{printable(game.name)} · round {state.round_number}"
     # a game played in rounds alone (`round:`) has no turns to count; a decision of the `round`

@@ -351,3 +351,15 @@ def test_the_board_folds_the_empty_zones_of_a_declaration_with_many_keys(tmp_pat
 def test_a_long_trace_line_keeps_its_rule_on_its_last_line_and_player_numbers_whole():
     lines = tui._wrap_keeping("move establishment wheat_field from market to city of player 1", 60)
     assert lines == ["  move establishment wheat_field from market to city of", "      player 1"]
+
+
+def test_a_pool_of_dice_shows_its_faces_in_the_order_of_the_faces_line():
+    """`faces 9, 10, jack, queen, king, ace`: the board shows `9 10 jack ace`, not the labels in
+    alphabetical order (`9 10 ace jack`)."""
+    from rulelang.tui import KindNames, compact_items
+
+    kinds = KindNames(["card_die"])
+    kinds.faces = {"card_die": {label: i for i, label in enumerate(["9", "10", "jack", "queen", "king", "ace"])}}
+    items = [f"card_die showing {label}" for label in ("ace", "jack", "10", "9")]
+    assert compact_items(items, kinds, pool=True) == "card_die 9 10 jack ace"
+    assert compact_items(items, ["card_die"], pool=True) == "card_die 9 10 ace jack"  # (no faces given)
