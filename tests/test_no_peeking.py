@@ -32,7 +32,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "uno", "exploding-kittens", "jaipur", "schotten-totten", "president", "spades",
                    "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
                    "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society",
-                   "dominion", "splendor", "azul", "whist", "old-maid", "cribbage", "the-mind")
+                   "dominion", "splendor", "azul", "whist", "old-maid", "cribbage", "the-mind",
+                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum")
 # (Memory: mc takes minutes; Hold'em, Gin Rummy, Rummikub and 7 Wonders: half a minute each)
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]

@@ -28,7 +28,9 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society", "holdem",
                    "gin-rummy",
                    "dominion", "azul", "whist", "old-maid", "cribbage", "the-mind", "rummikub",
-                   "seven-wonders")  # (Raj and Battleship hide choices, not chance)
+                   "seven-wonders",
+                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum")
+# (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
 
