@@ -542,6 +542,10 @@ def describe(state: State, start: State, seat: int, rolled: frozenset[int] = fro
         if shown_before.get(name) != value:
             parts.append(f"{name}: {_value_text(value) if value is not None else 'none'}")
     parts.extend(variables or ())
+    picked = state.picked_so_far(seat)  # a step of a choice of several: what it holds so far
+    if picked:
+        parts.append("picked so far: " + ", ".join(_SHOWING.sub("", piece) if len(
+            {m.group(0) for m in map(_SHOWING.match, picked) if m}) < 2 else piece for piece in picked))
     return "; ".join(parts) or "as at the start"
 
 

@@ -589,3 +589,37 @@ def test_a_choice_of_several_pieces_reads_only_where_its_pieces_are_offered_from
                     "winner:\n    rule most: most score of player\n", encoding="utf-8")
     game = rulelang.load(path)
     assert analysis.reads_unseen(game, analysis.gain_objective(game)) == ()
+
+
+def test_the_policy_of_a_choice_of_several_says_what_was_picked_so_far(tmp_path):
+    """Each step of a choice of several is a situation of its own: its line says what the
+    chain holds, or two steps with one cup would read alike with different best options."""
+    path = tmp_path / "reroll.rules"
+    path.write_text('''game "Reroll once":
+    players 1
+
+die d6:
+    faces 1 to 6
+
+zone cup: shared pool, public
+
+setup:
+    rule three_dice: create 3 d6 in cup
+
+turn:
+    rule throw: roll cup
+    rule reroll_some:
+        choose as "stand or throw":
+            "stand": pass
+            "throw again":
+                choose rethrown from cup, 1 to 3 of them as "reroll"
+                roll rethrown
+    rule done: end game
+
+winner:
+    rule high: most sum(cup)
+''')
+    code, out, _ = run_cli("analyze", str(path), "--objective", "sum(cup)", "--top", "40")
+    assert code == 0
+    assert "  0.0278  cup: 3 5 6: reroll: d6 showing 3 = 14.5000" in out
+    assert "  0.0278  cup: 3 5 6; picked so far: 3: reroll: done = 14.5000" in out
