@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import random
 import re
 import sys
 from collections.abc import Callable
@@ -29,6 +30,7 @@ import attrs
 from . import knowledge
 from .engine_values import _CHANCE_KINDS, _value_text
 from .faces import COUNTERS, EVERY, objective_reads, reads_in_turn
+from .diagnostics import RuntimeFault
 from .model import team_total
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
@@ -439,6 +441,39 @@ class Analysis:
         if node[1] != "max":
             return None
         return _best(node[2], rng)[0]
+
+
+def flat_objective(state: State, objective: Objective, plays: int = 24, seed: int = 0, steps: int = 2000) -> bool:
+    """Whether ``objective`` ends the turn of ``state`` with one value in each of ``plays``
+    random plays of it (a winner rule scored only in `round:` gains nothing within a turn):
+    a search would value every line alike. False when a play faults or does not end."""
+    rng = random.Random(seed)
+    root = state.clone(tracing=False)
+    root.stop_at_turn_end = True
+    root.events, root.history, root.seen_lines = [], [], {}
+    knowledge.forget(root)
+    mover = root.current_player()
+    in_turn = root.turn_number and any(frame[3] for frame in root.frames)
+    seat = root.player if in_turn or not 0 <= mover < root.n else mover
+    turn, round_ = root.turn_number, root.round_number
+    baseline = objective.baseline(root, seat)
+    values = set()
+    for _ in range(plays):
+        play = root.clone(tracing=False)
+        try:
+            for _ in range(steps):
+                if play.turn_over or play.finished or play.turn_number != turn or play.round_number != round_:
+                    break
+                play.apply_action(play.sample_chance(rng) if play.current_player() == CHANCE
+                                  else rng.choice(play.legal_actions()))
+            else:
+                return False
+            values.add(objective.value(play, seat, baseline))
+        except (RuntimeFault, TypeError, ValueError):
+            return False
+        if len(values) > 1:
+            return False
+    return True
 
 
 def _decision(state: State) -> str:

@@ -733,6 +733,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         if objective is None:
             objective = (analysis.gain_objective if objective_text == "gain" else analysis.success_objective)(game)
+        if args.format == "text" and not state.is_terminal() and analysis.flat_objective(state, objective):
+            err("note: in 24 random plays of this turn the objective never changed: where best play cannot "
+                "change it either, every line of play is worth the same (a winner rule scored in `round:`, or "
+                "one a single turn rarely moves); `--objective EXPR` values what the turn does change")
         started = time.perf_counter()
         try:
             result = analysis.Analysis(state, objective, args.exact, args.max_states, args.max_steps,

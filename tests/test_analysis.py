@@ -623,3 +623,44 @@ winner:
     assert code == 0
     assert "  0.0278  cup: 3 5 6: reroll: d6 showing 3 = 14.5000" in out
     assert "  0.0278  cup: 3 5 6; picked so far: 3: reroll: done = 14.5000" in out
+
+
+def test_an_objective_the_turn_never_changes_gets_a_note_before_the_search(tmp_path):
+    """A winner rule scored only in `round:` gains nothing within a turn: the analysis says so
+    before it searches, and suggests an objective."""
+    path = tmp_path / "round_scored.rules"
+    path.write_text('''game "Scored in the round":
+    players 2
+
+die d6:
+    faces 1 to 6
+
+zone cup: per player pool, public
+counter chips: per player = 0
+
+setup:
+    rule dice:
+        for each p in players:
+            create 2 d6 in cup of p
+
+turn:
+    rule throw:
+        roll cup of player
+        may "throw again":
+            roll cup of player
+
+round:
+    rule turns: each player takes a turn
+    rule best_takes_a_chip:
+        chips of highest(players, sum(cup of it)) += 1
+
+end:
+    rule three: game ends when round_number >= 3
+
+winner:
+    rule most_chips: most chips of player
+''')
+    code, _, err = run_cli("analyze", str(path))
+    assert code == 0 and "note: in 24 random plays of this turn the objective never changed" in err
+    code, _, err = run_cli("analyze", str(path), "--objective", "sum(cup of player)")
+    assert code == 0 and "never changed" not in err
