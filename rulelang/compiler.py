@@ -85,7 +85,9 @@ out from them. The menu shows the chooser its options, their number and their or
 player at the table would be told them, so it tells what the rules meant to hide. Make it a
 blind pick of the pieces themselves, without a condition on what the chooser cannot see, or
 work the options out from what the chooser sees. (The current player is taken to see their
-own things; a chooser named by `by` only what everyone sees.)
+own things, and so is a chooser named by `by` whose things are named the same way: `choose c
+from hand of p where number > 3 by p` is fine; otherwise a chooser named by `by` is taken to
+see only what everyone sees.)
 """)
 register("W417", "no-value", """
 `sum`, `max` or `min` of pieces with no attribute named reads each piece's `value`: the face

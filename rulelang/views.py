@@ -533,12 +533,22 @@ class Views:
         by_zone: dict[str, list[int]] = {}
         for k, zone in enumerate(zones):
             by_zone.setdefault(self.zone_name(zone, viewer, places), []).append(k)
+        # player by player (as `box of players` lists them), then by declaration and key: an
+        # order of the rules, never of what the pieces are (a sorted list of hidden cards)
+        groups = sorted(by_zone.items(), key=lambda item: self._zone_order(zones[item[1][0]], item[0]))
         if to is None or viewer == "all":
             return [(name, self.describe_group([pieces[k] for k in ks], [labels[k] for k in ks]))
-                    for name, ks in sorted(by_zone.items())]
+                    for name, ks in groups]
         return [(name, self._moved_text([pieces[k] for k in ks], [zones[k] for k in ks], to,
                                         [labels[k] for k in ks], viewer, below))
-                for name, ks in sorted(by_zone.items())]
+                for name, ks in groups]
+
+    def _zone_order(self, index: int, name: str) -> tuple:
+        """Where a zone comes in a move's groups: shared zones first, then each player's."""
+        if index >= self.piece_zone_base:
+            return (-1, index, name)
+        owner = self.zone_of(index)[1]
+        return (-1 if owner is None else owner, index, name)
 
     def format_event(self, event: tuple, viewer: int | None | str = "all") -> str:
         """One event as a line of the trace, as ``viewer`` may see it (``event_lines``)."""

@@ -917,3 +917,37 @@ def test_a_counter_set_from_a_variable_holding_pieces_and_numbers_is_refused(tmp
         rulelang.load(path)
     assert [d.code for d in caught.value.diagnostics] == ["E201"]
     assert "set to pieces here and to other values" in caught.value.diagnostics[0].message
+
+
+def test_a_move_from_every_players_zones_lists_them_player_by_player(tmp_path):
+    """`move box of players to pile` takes player 1's boxes, then player 2's: the line lists
+    the groups in that order, not key by key."""
+    path = tmp_path / "boxes.rules"
+    path.write_text('''game "Boxes":
+    players 2
+
+card c:
+    one for each number in 1 to 6
+
+zone box: per player row, public, for each slot in 1 to 3
+zone pile: shared row, public
+
+setup:
+    rule lay:
+        create c in pile
+        for each p in players:
+            for each s in range(1, 3):
+                move first(pile) to box[s] of p
+
+turn:
+    rule gather:
+        move box of players to pile
+        end game
+
+winner:
+    rule w: most 0
+''')
+    state = rulelang.load(path).new_initial_state(2, trace="eager")
+    line = next(line for line in state.event_lines() if "to pile" in line)
+    assert line.startswith("move c 1 from box[1] of player 1, c 2 from box[2] of player 1, c 3 from box[3] of "
+                           "player 1, c 4 from box[1] of player 2, c 5 from box[2] of player 2"), line
