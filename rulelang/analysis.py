@@ -28,9 +28,9 @@ from typing import Any
 import attrs
 
 from . import knowledge
+from .diagnostics import RuntimeFault
 from .engine_values import _CHANCE_KINDS, _value_text
 from .faces import COUNTERS, EVERY, objective_reads, reads_in_turn
-from .diagnostics import RuntimeFault
 from .model import team_total
 from .runtime import CHANCE, State
 from .turnkey import TurnKeys
