@@ -333,29 +333,31 @@ class Board:
             if self.tracing:
                 self.events.append((rule, "again", self.player))
 
-    def reveal(self, pieces: list, who: Any, rule: int) -> None:
+    def reveal(self, pieces: list, who: Any, rule: int, secret: bool = False) -> None:
         """`reveal`: one player sees ``pieces`` where they lie; the trace tells the others that
-        they did (which pieces, only as far as they see them)."""
-        self._reveal(pieces, self.turn_start(who, "`reveal ... to`"), rule)
+        they did (which pieces, only as far as they see them), unless ``secret``: shown to whom,
+        or whether anything is, was worked out from what some seat cannot see."""
+        self._reveal(pieces, self.turn_start(who, "`reveal ... to`"), rule, secret)
 
-    def reveal_to_each(self, pieces: list, seats: list, rule: int) -> None:
+    def reveal_to_each(self, pieces: list, seats: list, rule: int, secret: bool = False) -> None:
         """`reveal ... to` a list of players: to each in turn, a line each; to every player of
         the game, one line that every viewer reads, spectators too (the table sees it)."""
         seats = [self.turn_start(seat, "`reveal ... to`") for seat in seats]
         if len(seats) < self.n or set(seats) != set(range(self.n)):
             for seat in seats:
-                self._reveal(pieces, seat, rule)
+                self._reveal(pieces, seat, rule, secret)
             return
         self._reveal(pieces, None, rule)
 
-    def _reveal(self, pieces: list, seat: int | None, rule: int) -> None:
+    def _reveal(self, pieces: list, seat: int | None, rule: int, secret: bool = False) -> None:
         """``pieces`` shown to ``seat`` (None: to every player), its trace line and what it tells."""
         if not pieces:
             return
         if self.tracing:
             zones = list(map(self.where.__getitem__, pieces))
             self.events.append((rule, "reveal", (tuple(pieces), zones, seat, [self.dynamic[0][p] for p in pieces],
-                                                 self._places(zones) if self.carried else None)))
+                                                 self._places(zones) if self.carried else None,
+                                                 secret or self.called_in_secret())))
         if self.keeps_knowledge:
             for shown_to in range(self.n) if seat is None else (seat,):
                 knowledge.revealed(self, pieces, shown_to)

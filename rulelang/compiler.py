@@ -125,8 +125,9 @@ sees, and the trace shows `player 1 chooses hide: 1`) is kept in a counter that 
 sees (`owner only`, `hidden`): the counter hides nothing, since the trace already told the
 value. The same holds for labelled branches that set such a counter to different values
 (`"stay": leaving of p = false` and `"leave": leaving of p = true`): the label chosen is in
-every seat's trace. To choose in secret, choose among what the others cannot see: pieces of an
-`owner only` hand (one token per possible answer), or options worked out from a hidden counter.
+every seat's trace. To choose in secret, write `secretly` after the prompt (`choose n from
+[1, 2, 3] as "fingers" secretly`; for labelled branches, choose among the labels as values):
+only the chooser then sees what was chosen.
 """)
 register("W424", "unused-parameter", """
 A parameter of a `define` is never read by its value: every call passes it for nothing, and
@@ -1831,14 +1832,16 @@ class _Code:
                        help="name the pieces, such as `reveal top(deck) to player`")
             raise CompileError
         who = self.code_of(stmt.to, scope)
+        # shown to whom, or whether at all, worked out from what some seat cannot see: the line is the viewer's
+        secret = ", True" if self.compiler.hidden_values.decision_in_secret(stmt) else ""
         if who.kind == "players":  # `reveal c to others`: to each of them, in order
-            self.line(f"st.reveal_to_each({self._copied(self._pieces_source(what))}, {who.code}, {self.rule})")
+            self.line(f"st.reveal_to_each({self._copied(self._pieces_source(what))}, {who.code}, {self.rule}{secret})")
             return
         if who.kind not in ("player", "int", "any"):
             self.error("E201", f"`reveal ... to` needs a player or a list of players, not {a_kind(who.kind)}",
                        stmt.to, help="such as `reveal c to player`, or `reveal c to others`")
             raise CompileError
-        self.line(f"st.reveal({self._copied(self._pieces_source(what))}, {who.code}, {self.rule})")
+        self.line(f"st.reveal({self._copied(self._pieces_source(what))}, {who.code}, {self.rule}{secret})")
 
     @staticmethod
     def _copied(pieces: str) -> str:
@@ -2110,7 +2113,8 @@ class _Code:
                        "section: put it in the `turn` section, or in a procedure that a turn runs")
             return
         self.call_done_triggers()
-        self.emit(m.OP_END_TURN)
+        # (a: that it ends the turn under a condition some seat cannot see: its line is the player's)
+        self.emit(m.OP_END_TURN, True if self.compiler.hidden_values.decision_in_secret(stmt) else None)
 
     def _s_AnotherTurn(self, stmt, scope):
         if self.section in ("setup", "round"):

@@ -91,6 +91,8 @@ class HiddenValues:
         self._existence_pass = False
         self._public_names: set[str] | frozenset[str] = frozenset()
         self._chosen_names: frozenset[str] = frozenset()  # set only by a choice with an `otherwise`
+        self._exit_level = PUBLIC  # the worst condition an `end turn` met so far stands under
+        self._procedure_exits: dict[str, int] = {}  # the same, at the end of each procedure
         # counters with keys an entry of which is set with a key worked out from what some seat
         # may not see (`sheet[b] of player = 1`, b chosen in secret): their trace hides the key
         self.secret_keys: set[str] = set()
@@ -419,21 +421,35 @@ class HiddenValues:
         # pass with every frame entered in the open, the variables as solved
         self._existence_pass = True
         bodies = {id(decl.body): decl for decl in c.procedures.values()}
+        self._ending: set[str] = set()  # procedures that may end the turn (or the game), however deep
+        while True:
+            more = {name for name, decl in c.procedures.items() if name not in self._ending
+                    and any(_ends_turn(stmt, self._ending) for stmt in (n.Rule("", decl.body),))}
+            if not more:
+                break
+            self._ending |= more
         self._shown_args: dict[tuple[str, int], bool] = {}  # (procedure, parameter): given only what all see
         try:
             for _ in range(2):  # the second time, the parameters given only what all see count as public
                 self.in_secret = {}
                 shown = {key for key, public in self._shown_args.items() if public}
                 for body, env, _ in frames:
-                    self._public_names = set()
                     self._chosen_names = _chosen_only(body)
                     decl = bodies.get(id(body))
-                    start = dict(env)
+                    # the frame's own variables worked out again in order, from its own entry (a
+                    # procedure called under a hidden condition is the call's business); what
+                    # it is given (parameters, a triggered rule's pieces) as solved
+                    bound = _bound_names(body)
+                    start = {name: _PUBLIC if name in bound else value for name, value in env.items()}
                     if decl is not None:
                         for i, param in enumerate(decl.params):
                             if (decl.name, i) in shown:
                                 start[param] = _PUBLIC
-                    self._block(body, start, PUBLIC)
+                    for _ in range(2):  # twice: a loop's next time round reads what its last set
+                        self._public_names, self._exit_level = set(), PUBLIC
+                        self._block(body, start, PUBLIC)
+                    if decl is not None:  # a `do` of it: what follows runs only where it did not end the turn
+                        self._procedure_exits[decl.name] = self._exit_level
         finally:
             self._existence_pass, self._public_names = False, frozenset()
         # id(body of a section, procedure or triggered rule) -> its variables that may hold what
@@ -461,6 +477,10 @@ class HiddenValues:
                 return max(self.called.get(when.procedure, PUBLIC), cond)
         return when.body, env, entry
 
+    def _secret_chooser(self, stmt: n.Node, env: dict) -> bool:
+        """Whether who makes a choice (`by`) is worked out from what some seat cannot see."""
+        return self._existence_pass and stmt.chooser is not None and self.expr(stmt.chooser, env, None).level > PUBLIC
+
     def _condition_level(self, cond: n.Node, env: dict) -> int:
         """What an `if` condition may reveal; while ``in_secret`` is worked out, whether a choice
         with an `otherwise` block found an option (`c != none`) is public: its line shows it."""
@@ -469,6 +489,26 @@ class HiddenValues:
                 and isinstance(cond.right, n.Literal) and cond.right.value is None:
             return PUBLIC
         return self.expr(cond, env, None).level
+
+    def _shows_itself(self, stmt: n.If) -> bool:
+        """Whether each branch of an `if` that ends the turn starts with a line every seat reads
+        (`passes += 1` with a public counter, a piece moved where all see it): that it ran, and
+        so its condition, is public anyway."""
+        def shown(block) -> bool:
+            for inner in block:
+                if isinstance(inner, n.Assign) and inner.op in ("+=", "-=") and isinstance(inner.value, n.Literal) \
+                        and inner.value.value.__class__ is int and inner.value.value != 0 \
+                        and inner.target.name in self.c.counters and inner.target.key is None \
+                        and self.c.counters[inner.target.name].visibility == "public":
+                    return True
+                if isinstance(inner, n.Move) and self._shown_zone(inner.to) and isinstance(inner.what, n.Name):
+                    return True
+                if isinstance(inner, (n.EndTurn, n.EndGame)) or not isinstance(inner, (n.Doc, n.Pass, n.Let)):
+                    return False
+            return False
+
+        blocks = [body for _, body in stmt.branches] + ([stmt.otherwise] if stmt.otherwise else [])
+        return all(shown(block) for block in blocks if _ends_turn(n.Rule("", block), self._ending))
 
     def _shown_zone(self, node: n.Node) -> bool:
         """Whether a zone written as ``node`` shows every piece moved there to every seat."""
@@ -488,7 +528,16 @@ class HiddenValues:
 
     def _block(self, body: tuple, env: dict, pc: int) -> None:
         for stmt in body:
+            if self._existence_pass:
+                # after an `end turn` under a condition, what follows runs only where it failed
+                pc = max(pc, self._exit_level)
             self._stmt(stmt, env, pc)
+            if self._existence_pass and isinstance(stmt, n.If) and _ends_turn(stmt, self._ending) \
+                    and not self._shows_itself(stmt):
+                self._exit_level = max(self._exit_level, pc, *(self._condition_level(cond, env)
+                                                              for cond, _ in stmt.branches))
+            elif self._existence_pass and isinstance(stmt, n.Do):
+                self._exit_level = max(self._exit_level, self._procedure_exits.get(stmt.name, PUBLIC))
             if self._existence_pass and pc > PUBLIC and isinstance(stmt, n.Move) and self._shown_zone(stmt.to) \
                     and (isinstance(stmt.what, n.Name) or (isinstance(stmt.what, n.Call) and stmt.what.func in (
                         "top", "first", "last", "bottom", "highest", "lowest"))):
@@ -555,7 +604,8 @@ class HiddenValues:
             env[stmt.var] = _level(max(items.level, pc))
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
+                self._secret_chooser(stmt, env)
             options = first = self.expr(stmt.options, env, None)
             where = self.expr(stmt.where, env, _level(first.level)).level if stmt.where is not None else PUBLIC
             # `secretly`: what was chosen is the chooser's alone (another seat's than the current
@@ -594,13 +644,24 @@ class HiddenValues:
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, pc if self._existence_pass else max(pc, level))
         elif isinstance(stmt, n.ChooseBranch):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
+                self._secret_chooser(stmt, env)
             for branch in stmt.branches:
                 cond = self.expr(branch.cond, env, None).level if branch.cond is not None else PUBLIC
                 self._block(branch.body, env, pc if self._existence_pass else max(pc, cond))
         elif isinstance(stmt, n.May):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
+                self._secret_chooser(stmt, env)
             self._block(stmt.body, env, pc)
+        elif isinstance(stmt, n.Reveal):
+            if self._existence_pass:  # to whom, and whether anything is shown, as private as what decides it
+                # (a piece chosen with an `otherwise` block: whether there is one shows in the choice's line)
+                count = PUBLIC if isinstance(stmt.pieces, n.Name) and stmt.pieces.id in self._chosen_names \
+                    else self.expr(stmt.pieces, env, None).count
+                self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
+                    self.expr(stmt.to, env, None).level > PUBLIC or count > PUBLIC
+        elif isinstance(stmt, n.EndTurn):
+            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
         elif isinstance(stmt, n.Do):
             self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
             self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)
@@ -654,6 +715,17 @@ def _child_blocks(stmt):
     if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach, n.May)):
         return [stmt.body]
     return []
+
+
+def _ends_turn(stmt, ending: set[str]) -> bool:
+    """Whether an `end turn` (or a `do` of a procedure in ``ending``) stands anywhere inside
+    ``stmt``. (An `end game` shows itself: every seat reads that the game is over.)"""
+    for block in _child_blocks(stmt):
+        for inner in block:
+            if isinstance(inner, n.EndTurn) or (isinstance(inner, n.Do) and inner.name in ending) \
+                    or _ends_turn(inner, ending):
+                return True
+    return False
 
 
 def _breaks(stmt) -> bool:

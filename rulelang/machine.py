@@ -394,7 +394,8 @@ class Machine:
                                 "R503", "`end turn` runs outside a turn (from the `setup` or `round` section, "
                                 "through a procedure or a triggered rule): there is no turn to end"))
                         if self.tracing:
-                            self.events.append((rule, "end turn", self.player))
+                            self.events.append((rule, "end turn", self.player if a is None and not self.called_in_secret()
+                                                else (self.player, True)))
                         while not self.frames[-1][3]:
                             self.frames.pop()
                     ended = self.frames.pop()

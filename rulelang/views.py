@@ -583,6 +583,8 @@ class Views:
             text = f"instead: {what} does not move {route}" if instead else f"triggered: {what} moved {route}"
         elif kind == "reveal":
             pieces, zones, seat, labels = payload[:4]
+            if len(payload) > 5 and payload[5] and seat is not None and viewer not in ("all", seat):
+                return ""  # shown to whom, or whether at all, told by what this viewer cannot see
             places = payload[4] or {} if len(payload) > 4 else {}
             names = sorted({self.zone_name(z, viewer, places) for z in zones})
             if (viewer == "all" or viewer == seat or seat is None) and len(names) > 1:  # whose are whose
@@ -620,6 +622,10 @@ class Views:
             text = f"create {len(pieces)} {kinds} in {into_name}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
+        elif kind == "end turn" and payload.__class__ is tuple:  # ended where what others cannot see held
+            if viewer not in ("all", payload[0]):
+                return ""
+            text = f"player {payload[0] + 1}'s turn ends"
         elif kind == "end turn":
             text = f"player {payload + 1}'s turn ends"
         elif kind == "again":

@@ -573,3 +573,36 @@ def test_a_choice_made_only_under_a_hidden_condition_shows_no_line_to_the_others
         options = SMALL.get(name, {})
         chosen = {make_agent(name, 7, **options).choose(seat_view(state)) for state in (held, empty)}
         assert len(chosen) == 1, name
+
+
+def test_a_turn_ended_under_a_hidden_condition_reads_alike_to_the_others():
+    """end_turn_in_secret.rules: with a 6 in hand the turn ends at once (through a procedure);
+    without one, player 1 may tap. Player 2 reads the same either way: no `turn ends` line, no
+    line of the tap declined."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "end_turn_in_secret.rules")
+    seen = set()
+    for first in (6, 1):
+        state = game.new_initial_state(2, trace="eager")
+        for number in (first, 2, 3, 4):
+            state.apply_action(next(p for p in state.zones[state.pending[2][0]]
+                                    if state.describe_piece(p) == f"c {number}"))
+        if first == 1:
+            state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a).endswith("decline")))
+        assert state.current_player() == 1
+        seen.add(state.information_state_string(1))
+        own = [line.split("  [")[0] for line in state.event_lines(viewer=0)]
+        assert ("player 1's turn ends" in own) == (first == 6) and ("player 1 chooses tap: decline" in own) == (first == 1)
+    assert len(seen) == 1
+
+
+def test_a_reveal_to_players_worked_out_from_hidden_cards_shows_no_line_to_the_others():
+    """reveal_in_secret.rules: each evil player sees the other's role; a good player reads
+    nothing of it, where it used to read who saw whom."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "reveal_in_secret.rules")
+    state = game.new_initial_state(4, trace="eager")
+    for name in ("bad_guy", "good_guy", "bad_guy", "good_guy"):
+        state.apply_action(next(p for p in state.zones[state.pending[2][0]]
+                                if state.describe_piece(p) == f"character {name}"))
+    good = [line for line in state.event_lines(viewer=1) if " sees " in line]
+    evil = [line.split("  [")[0] for line in state.event_lines(viewer=0) if " sees " in line]
+    assert good == [] and evil == ["player 1 sees character bad_guy in role of player 3"], (good, evil)
