@@ -33,7 +33,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "euchre", "dominoes", "pinochle", "muggins", "sheriff", "liars-poker-dice",
                    "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society",
                    "dominion", "splendor", "azul", "whist", "old-maid", "cribbage", "the-mind",
-                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum")
+                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum",
+                   "avalon", "fists", "kuhhandel", "mascarade", "spicy", "rps-league")
 # (Memory: mc takes minutes; Hold'em, Gin Rummy, Rummikub and 7 Wonders: half a minute each)
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]

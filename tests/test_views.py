@@ -29,7 +29,8 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "gin-rummy",
                    "dominion", "azul", "whist", "old-maid", "cribbage", "the-mind", "rummikub",
                    "seven-wonders",
-                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum")
+                   "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum",
+                   "avalon", "fists", "kuhhandel", "mascarade", "spicy", "rps-league")
 # (Raj and Battleship hide choices, not chance)
 GAME_FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
