@@ -497,7 +497,8 @@ def _subsets(st, pieces: list, alike: list | None = None, size=None) -> list[lis
     (a column), only the groups whose pieces all have one value in it, in the same order as
     among all the groups: the choice's condition rejects the others anyway. With ``size``
     (`subsets(C, K)`), only the groups of that many pieces, in the same order again. Pieces the
-    current player does not see are never alike to them (``_unseen_apart``)."""
+    player choosing (`by`; else the current player) does not see are never alike to them
+    (``_unseen_apart``)."""
     if size is not None and (size.__class__ is not int):
         raise ValueError(f"`subsets(C, K)` takes a number of pieces K, not {size!r}")
     if size is not None and (size <= 0 or size > len(pieces)):
@@ -518,7 +519,7 @@ def _subsets(st, pieces: list, alike: list | None = None, size=None) -> list[lis
         zone = where[pieces[0]]
         if any(where[p] != zone for p in pieces):
             lists = _unseen_apart(st, lists)
-        elif st.sight(zone, st.player) != SEE_PIECES:  # (all in one zone, the usual case)
+        elif st.sight(zone, st.player if st.deciding is None else st.deciding) != SEE_PIECES:  # (one zone, the usual case)
             lists = [[p] for p in pieces]
     if alike is None:
         classes = [range(len(lists))]
@@ -602,10 +603,10 @@ def _counts_key(group: list[int], position: dict, keys: int) -> tuple:
 
 
 def _unseen_apart(st, lists: list[list[int]]) -> list[list[int]]:
-    """Alike pieces (``lists``) as the current player can tell them: one that lies where they do
+    """Alike pieces (``lists``) as the player choosing (else the current one) can tell them: one that lies where they do
     not see its face or card is its own key. Else how many groups there are would tell them
     which hidden dice show one face, and a bot's samples would offer other options."""
-    where, sight, player = st.where, st.sight, st.player
+    where, sight, player = st.where, st.sight, st.player if st.deciding is None else st.deciding
     seen: dict[int, bool] = {}
     kept = []
     for members in lists:

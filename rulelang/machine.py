@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 class Machine:
     """The rule machine: runs the compiled rules between decisions."""
 
+    # While a choice `by` another player than the current one works out its options: that
+    # player, whose eyes tell alike pieces apart (``codegen._subsets``); else None
+    deciding: int | None = None
+
     def _advance(self) -> None:
         self._run()
         if self.game.limits:
@@ -267,9 +271,16 @@ class Machine:
                     pc = a
                 elif op == 3:  # OP_CHOOSE
                     frame[1] = pc
-                    options = a.options(self, slots)
-                    if a.where is not None:  # the options the condition keeps
-                        options = a.where(self, slots, options)
+                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
+                    if chooser != self.player:  # whose eyes tell alike pieces apart (`subsets`)
+                        self.deciding = chooser
+                    try:
+                        options = a.options(self, slots)
+                        if a.where is not None:  # the options the condition keeps
+                            options = a.where(self, slots, options)
+                    finally:
+                        if chooser != self.player:
+                            del self.deciding
                     if options and not isinstance(options[0], list):
                         options = list(dict.fromkeys(options))
                     if a.of_pieces and not a.several and not _ONLY_INT.issuperset(map(type, options)):
@@ -282,13 +293,11 @@ class Machine:
                             raise RuntimeFault(self._diagnostic("R501", f"`{a.prompt}` has no options"))
                         pc = a.otherwise
                         if self.tracing:
-                            chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                             self.events.append((rule, "otherwise", (a.prompt, chooser,
                                                                     a.in_secret or self.called_in_secret())))
                         continue
                     if a.labelled:
                         options = self._check_labels(a, options)
-                    chooser = self.player if a.chooser is None else self._seat(a.chooser(self, slots))
                     self.pending = ("choose", a, options, chooser)
                     return
                 elif op == 4:  # OP_BRANCH

@@ -283,7 +283,7 @@ def test_games_written_by_designers_new_to_rulelang_lint_clean_and_play_to_the_e
     game, diagnostics = rulelang.analyse(str(path))
     assert game is not None and [d.code for d in diagnostics] == []
     rng = random.Random(7)
-    for players in sorted({game.min_players, min(game.max_players, 4)}):
+    for players in sorted({game.min_players, max(game.min_players, min(game.max_players, 4))}):
         state = game.new_initial_state(players)
         while not state.is_terminal():
             if state.current_player() == rulelang.CHANCE:

@@ -483,3 +483,37 @@ def test_players_after_goes_round_from_any_seat_and_skips_players_out(tmp_path):
     # turns: 1 gives 2, 2 gives 3 (then 3 is out), 4 gives 1, 1 gives 2, 2 gives 4 (3 is out), 4 gives 1
     assert lines == ["score of player 2 = 1", "score of player 3 = 1", "score of player 1 = 1",
                      "score of player 2 = 2", "score of player 4 = 1", "score of player 1 = 2"]
+
+
+def test_subsets_chosen_by_another_player_group_alike_cards_as_that_player_sees_them(tmp_path):
+    """`choose cash from subsets(purse of seat(1)) ... by seat(1)` during player 1's turn: the
+    purse is player 2's own, so its 18 alike cards of two values make groups by how many of
+    each (not 262,143 groups of distinct cards, which faulted R503)."""
+    path = tmp_path / "pay.rules"
+    path.write_text('''game "Pay with":
+    players 2
+
+card money:
+    one for each value in 0, 10
+    count 9
+
+zone bank: shared pile, hidden
+zone purse: per player hand, owner only
+
+setup:
+    rule fill:
+        create money in bank
+        move bank to purse of seat(1)
+
+turn:
+    rule pay:
+        choose cash from subsets(purse of seat(1)) where sum(it) >= 10 by seat(1) as "pay with"
+        move cash to purse of player
+        end game
+
+winner:
+    rule most: most count(purse of player)
+''')
+    state = rulelang.load(path).new_initial_state(2)
+    assert state.current_player() == 1
+    assert len(state.legal_actions()) == 10 * 9  # 0 to 9 zeros with 1 to 9 tens
