@@ -20,6 +20,7 @@ from typing import IO, Any
 from . import gamelog
 from .diagnostics import Diagnostic, RuntimeFault
 from .engine_values import SEE_COUNT, seats_text, shown
+from .model import OP_BRANCH, OP_CHOOSE
 from .runtime import CHANCE, State, TraceUnavailable
 from .source import printable
 
@@ -111,6 +112,14 @@ def compact_items(items: list[str], kind_names: list[str], pool: bool = False,
             spaced = any(" " in label for label in shown)
             parts.append(kind + " " + (", " if spaced else " ").join(shown))
     return " · ".join(parts)
+
+
+def _has_secret_choices(game) -> bool:
+    """Whether some choice of the game is made in secret, or some procedure called so
+    (``ChoiceSpec.in_secret``, ``Procedure.secret_calls``)."""
+    return any(procedure.secret_calls or any(op in (OP_CHOOSE, OP_BRANCH) and a.in_secret
+                                             for op, a, _, _ in procedure.code)
+               for procedure in game.procedures)
 
 
 def implied_kind(zone_name: str, kind_names: list[str]) -> str | None:
@@ -639,8 +648,22 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
 
     if check and (broken := state.check_invariants()):
         raise invariant_fault(state, broken, SET_UP, 0)
+    # In a game with choices made in secret (a `may` only with the jack in hand), a human's turn
+    # is handed over as it begins, decision or not: a hand-over only when one came would tell
+    # the table that it did.
+    secret_choices = hot_seat and _has_secret_choices(state.game)
+    handed_turn = None
     while not state.is_terminal():
         mover = state.current_player()
+        if secret_choices and state.turn_number != handed_turn and state.player in humans \
+                and any(frame[3] for frame in state.frames):
+            handed_turn = state.turn_number
+            if on_screen != state.player:
+                if not terminal.hand_over(state.player):
+                    return False
+                on_screen = state.player
+                show_trace(seen[state.player], state.player)
+                seen[state.player] = shown
         if mover in humans and len(state.legal_actions()) > 1:
             start = shown
             if hot_seat and on_screen != mover:
@@ -684,8 +707,12 @@ def play(state: State, seats: list[str], seed: int, terminal: Terminal,
         text, turn = state.action_to_string(action), state.turn_number
         if log is not None:
             gamelog.append_action(log, state, action)
+        before = len(state.events)
         try:
             state.apply_action(action)
+            if hot_seat and mover in humans and len(state.events) > before and state.events[before][1] == "choose" \
+                    and state.events[before][2][0] == mover:  # their own choice's line is no news to them
+                seen[mover] = max(seen[mover], before + 1)
         except RuntimeFault:
             with contextlib.suppress(TraceUnavailable):
                 show_trace(shown, common)  # what led to the fault, up to it

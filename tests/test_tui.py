@@ -363,3 +363,22 @@ def test_a_pool_of_dice_shows_its_faces_in_the_order_of_the_faces_line():
     items = [f"card_die showing {label}" for label in ("ace", "jack", "10", "9")]
     assert compact_items(items, kinds, pool=True) == "card_die 9 10 jack ace"
     assert compact_items(items, ["card_die"], pool=True) == "card_die 9 10 ace jack"  # (no faces given)
+
+
+def test_hot_seat_a_turn_with_a_choice_made_in_secret_is_handed_over_all_the_same():
+    """may_in_secret.rules at one keyboard: player 1 may lay down the jack only when holding it.
+    The screen is passed to player 1 as the turn begins either way: a hand-over only when the
+    choice came would tell the table that player 1 holds the jack."""
+    game = load(Path(__file__).parent / "hidden_games" / "may_in_secret.rules")
+    screens = []
+    for first in ("jack", "king"):
+        state = game.new_initial_state(2)
+        for rank in (first, "queen"):
+            state.apply_action(next(p for p in state.zones[state.pending[2][0]]
+                                    if state.describe_piece(p).endswith(rank)))
+        screen = Screen()
+        terminal = tui.Terminal(out=screen, inp=io.StringIO("1\n" * 20), colour=False)
+        tui.play(state, ["you", "you"], 1, terminal)
+        out = screen.getvalue()
+        screens.append((out.count("pass to player 1"), out.count("pass to player 2")))
+    assert screens[0] == screens[1] and screens[0][0] >= 1, screens
