@@ -478,8 +478,13 @@ class Compiler(ExpressionCompiler):
     def _only_tuples_into(self, counter: str, at_least_one: bool = False) -> bool:
         """Whether every value the rules set ``counter`` to is written as a tuple (and, with
         ``at_least_one``, there is one)."""
-        values = [node.value for node in walk(self.tree.items)
-                  if isinstance(node, n.Assign) and node.target.name == counter]
+        assigned = getattr(self, "_assigned_values", None)
+        if assigned is None:  # (the tree walked once, not once per counter)
+            assigned = self._assigned_values = {}
+            for node in walk(self.tree.items):
+                if isinstance(node, n.Assign):
+                    assigned.setdefault(node.target.name, []).append(node.value)
+        values = assigned.get(counter, ())
         return all(isinstance(value, n.TupleExpr) for value in values) and (bool(values) or not at_least_one)
 
     def _note_variable(self, name: str, value_node: n.Node, kind: str) -> None:

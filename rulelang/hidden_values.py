@@ -421,13 +421,7 @@ class HiddenValues:
         # pass with every frame entered in the open, the variables as solved
         self._existence_pass = True
         bodies = {id(decl.body): decl for decl in c.procedures.values()}
-        self._ending: set[str] = set()  # procedures that may end the turn (or the game), however deep
-        while True:
-            more = {name for name, decl in c.procedures.items() if name not in self._ending
-                    and any(_ends_turn(stmt, self._ending) for stmt in (n.Rule("", decl.body),))}
-            if not more:
-                break
-            self._ending |= more
+        self._ending = _procedures_ending_turns(c.procedures)
         self._shown_args: dict[tuple[str, int], bool] = {}  # (procedure, parameter): given only what all see
         try:
             for _ in range(2):  # the second time, the parameters given only what all see count as public
@@ -476,6 +470,11 @@ class HiddenValues:
                 cond = self.expr(when.cond, env, None).level if when.cond is not None else PUBLIC
                 return max(self.called.get(when.procedure, PUBLIC), cond)
         return when.body, env, entry
+
+    def _mark_secret(self, stmt: n.Node, secret: bool) -> None:
+        """``in_secret`` for a statement: secret on any way it is reached."""
+        if secret:
+            self.in_secret[id(stmt)] = True
 
     def _secret_chooser(self, stmt: n.Node, env: dict) -> bool:
         """Whether who makes a choice (`by`) is worked out from what some seat cannot see."""
@@ -604,8 +603,7 @@ class HiddenValues:
             env[stmt.var] = _level(max(items.level, pc))
             self._block(stmt.body, env, max(pc, items.count, self._exits(stmt.body, env)))
         elif isinstance(stmt, n.Choose):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
-                self._secret_chooser(stmt, env)
+            self._mark_secret(stmt, pc > PUBLIC or self._secret_chooser(stmt, env))
             options = first = self.expr(stmt.options, env, None)
             where = self.expr(stmt.where, env, _level(first.level)).level if stmt.where is not None else PUBLIC
             # `secretly`: what was chosen is the chooser's alone (another seat's than the current
@@ -644,26 +642,23 @@ class HiddenValues:
             if stmt.otherwise is not None:
                 self._block(stmt.otherwise, env, pc if self._existence_pass else max(pc, level))
         elif isinstance(stmt, n.ChooseBranch):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
-                self._secret_chooser(stmt, env)
+            self._mark_secret(stmt, pc > PUBLIC or self._secret_chooser(stmt, env))
             for branch in stmt.branches:
                 cond = self.expr(branch.cond, env, None).level if branch.cond is not None else PUBLIC
                 self._block(branch.body, env, pc if self._existence_pass else max(pc, cond))
         elif isinstance(stmt, n.May):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
-                self._secret_chooser(stmt, env)
+            self._mark_secret(stmt, pc > PUBLIC or self._secret_chooser(stmt, env))
             self._block(stmt.body, env, pc)
         elif isinstance(stmt, n.Reveal):
             if self._existence_pass:  # to whom, and whether anything is shown, as private as what decides it
                 # (a piece chosen with an `otherwise` block: whether there is one shows in the choice's line)
                 count = PUBLIC if isinstance(stmt.pieces, n.Name) and stmt.pieces.id in self._chosen_names \
                     else self.expr(stmt.pieces, env, None).count
-                self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC or \
-                    self.expr(stmt.to, env, None).level > PUBLIC or count > PUBLIC
+                self._mark_secret(stmt, pc > PUBLIC or self.expr(stmt.to, env, None).level > PUBLIC or count > PUBLIC)
         elif isinstance(stmt, n.EndTurn):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
+            self._mark_secret(stmt, pc > PUBLIC)
         elif isinstance(stmt, n.Do):
-            self.in_secret[id(stmt)] = self.in_secret.get(id(stmt), False) or pc > PUBLIC
+            self._mark_secret(stmt, pc > PUBLIC)
             self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)
             decl, callee = self.c.procedures.get(stmt.name), self.proc_envs.get(stmt.name)
             if self._existence_pass and decl is not None and stmt.args is not None:
@@ -715,6 +710,26 @@ def _child_blocks(stmt):
     if isinstance(stmt, (n.Rule, n.Repeat, n.While, n.ForEach, n.May)):
         return [stmt.body]
     return []
+
+
+def _procedures_ending_turns(procedures: dict) -> set[str]:
+    """The procedures that may end the turn: with an `end turn`, or calling one that may,
+    however deep (each body walked once, then its callers followed back)."""
+    callers: dict[str, set[str]] = {}
+    ending = []
+    for name, decl in procedures.items():
+        for stmt in _walk_statements(decl.body):
+            if isinstance(stmt, n.EndTurn):
+                ending.append(name)
+            elif isinstance(stmt, n.Do):
+                callers.setdefault(stmt.name, set()).add(name)
+    found: set[str] = set()
+    while ending:
+        name = ending.pop()
+        if name not in found:
+            found.add(name)
+            ending.extend(callers.get(name, ()))
+    return found
 
 
 def _ends_turn(stmt, ending: set[str]) -> bool:

@@ -575,14 +575,20 @@ def _secret_choice_run(replay: State, seat: int, rng: random.Random) -> State | 
     actions = replay.legal_actions()
     rng.shuffle(actions)
     for action in actions:
-        probe = replay.clone()
-        try:
-            probe.apply_action(action)
-        except RuntimeFault:
-            continue
-        if not _new_lines(probe, len(replay.events), seat):
+        probe = _played(replay, action)
+        if probe is not None and not _new_lines(probe, len(replay.events), seat):
             return probe
     return None
+
+
+def _played(replay: State, action) -> State | None:
+    """A copy of ``replay`` with ``action`` played, or None where the rules fault."""
+    probe = replay.clone()
+    try:
+        probe.apply_action(action)
+    except RuntimeFault:
+        return None
+    return probe
 
 
 def hidden_run(replay: State, seat: int, rng: random.Random, reserved: set, limit: int) -> State | None:
@@ -671,13 +677,9 @@ def _step(replay: State, action, lines: tuple[str, ...], seat: int) -> bool:
     got = _new_lines(replay, before, seat)
     while got != lines and got == lines[:len(got)] and _secret_choice(replay, seat):
         for option in replay.legal_actions():  # (the first that goes on as the seat saw)
-            probe = replay.clone()
-            try:
-                probe.apply_action(option)
-            except RuntimeFault:
-                continue
-            more = _new_lines(probe, before, seat)
-            if more == lines[:len(more)] and len(more) > len(got):
+            probe = _played(replay, option)
+            more = () if probe is None else _new_lines(probe, before, seat)
+            if probe is not None and more == lines[:len(more)] and len(more) > len(got):
                 break
         else:
             return False
