@@ -29,7 +29,7 @@ BUILTIN_NAMES = ("player", "players", "others", "remaining", "turn_order", "roun
                  "player_count", "it")
 FUNCTIONS = ("count", "sum", "max", "min", "highest", "lowest", "top", "bottom", "first", "last",
              "distinct", "subsets", "any", "all", "seat", "abs", "sorted", "owner", "position", "runs", "pairs",
-             "range", "keys", "product", "text", "team", "partners", "players_after")
+             "range", "keys", "product", "text", "team", "partners", "players_after", "starting_with")
 DYNAMIC = ("face", "value", "number")
 MAX_SUBSETS = 50_000
 
@@ -368,6 +368,20 @@ def _players_after(st, seat) -> list[int]:
         raise ValueError(f"`players_after` needs a player, not {_value_text(seat)}")
     out, n = st.out, st.n
     return [q for q in ((seat + i) % n for i in range(1, n)) if q not in out]
+
+
+def _starting_with(st, items, seat) -> list[int]:
+    """`starting_with(C, p)`: the players of C in seat order round the table from p (p first
+    when it is one of them), each once."""
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        raise ValueError(f"`starting with` needs a player, not {_value_text(seat)}")
+    members = set()
+    for q in items:
+        if q.__class__ is not int or not 0 <= q < st.n:
+            raise ValueError(f"`starting with` puts players in seat order; {_value_text(q)} is not a player")
+        members.add(q)
+    n = st.n
+    return [q for q in ((seat + i) % n for i in range(n)) if q in members]
 
 
 def _take(items, count, from_end: bool) -> list:
@@ -1642,7 +1656,11 @@ class ExpressionCompiler:
         declared = self.zone_defs[name] if is_zone else self.counter_defs[name]
         what = "zone" if is_zone else "counter"
         if not declared.per_player:
-            self.error("E201", f"`{name}` is a shared {what}; it has no owner", node, help=f"write just `{name}`")
+            if isinstance(node.right, n.Name) and node.right.id == "(dealt to)":  # `deal ... to ZONE of each player`
+                self.error("E201", f"`deal` gives to a zone of each player; `{name}` is a shared {what}", node,
+                           help=f"to put pieces in `{name}`, `draw N from ... to {name}`")
+            else:
+                self.error("E201", f"`{name}` is a shared {what}; it has no owner", node, help=f"write just `{name}`")
             raise CompileError
         # A per-player zone or counter of seat s is laid out at base + ordinal * players + s.
         base = f"st.{what}_base + {self.zone_mark(declared) if is_zone else declared.ordinal} * st.n"
@@ -2157,7 +2175,7 @@ class ExpressionCompiler:
                  "subsets": (1, 2), "any": (2, 2), "all": (2, 2), "owner": (1, 1), "highest": (1, None),
                  "lowest": (1, None), "sorted": (1, None), "position": (2, 2), "runs": (2, 3),
                  "range": (2, 2), "team": (1, 1), "partners": (1, 1),
-                 "players_after": (1, 1)}.get(name, (1, 2))
+                 "players_after": (1, 1), "starting_with": (2, 2)}.get(name, (1, 2))
         if not arity[0] <= len(args) <= (arity[1] or len(args)):
             expected = str(arity[0]) if arity[0] == arity[1] else \
                 f"{arity[0]} or {arity[1]}" if arity[1] else f"{arity[0]} or more"
@@ -2174,6 +2192,19 @@ class ExpressionCompiler:
             if name == "players_after":
                 return Expr(f"_players_after(st, {who.code})", "players", True)
             return Expr(f"_team(st, {who.code}, {name == 'partners'})", "players", True)
+        if name == "starting_with":
+            items = self.code(args[0], scope, slots)
+            if items.kind not in ("players", "any"):
+                self.error("E201", f"`starting with` puts players in seat order; this is {a_kind(items.kind)}",
+                           args[0], help="`for each p in players starting with dealer:`; to order other "
+                           "things, `sorted by`")
+                raise CompileError
+            who = self.code(args[1], scope, slots)
+            if who.kind not in ("player", "any"):
+                self.error("E201", f"`starting with` needs a player, not {a_kind(who.kind)}", args[1],
+                           help="`starting with first(others)`, `starting with seat(0)`")
+                raise CompileError
+            return Expr(f"_starting_with(st, {items.code}, {who.code})", "players", True)
         if name == "owner":
             piece = self.code(args[0], scope, slots)
             if piece.kind == "zone":

@@ -2344,12 +2344,14 @@ class _Code:
         self._loop(stmt.body, scope, lambda end: first + [f"if not ({cond}): return {end}"])
 
     def _s_ForEach(self, stmt, scope):
-        if stmt.var == "(times)":  # `repeat N times:` (rulelang.parser): N must be a number
+        if stmt.var in ("(times)", "(deal rounds)"):  # `repeat N times:`, `deal N` (rulelang.parser): a number N
             count = self.code_of(stmt.items.args[1], scope)
             if count.kind not in ("int", "any"):
-                self.error("E201", f"`repeat N times` needs a number N, not {a_kind(count.kind)}", stmt.items.args[1],
-                           help="count what you mean, such as `repeat count("
-                           f"{stmt.items.args[1].id if isinstance(stmt.items.args[1], n.Name) else 'cup'}) times:`")
+                counted = stmt.items.args[1].id if isinstance(stmt.items.args[1], n.Name) else "cup"
+                what, example = ("`repeat N times`", f"`repeat count({counted}) times:`") if stmt.var == "(times)" \
+                    else ("`deal N`", f"`deal (count({counted})) from ...`")
+                self.error("E201", f"{what} needs a number N, not {a_kind(count.kind)}", stmt.items.args[1],
+                           help=f"count what you mean, such as {example}")
                 raise CompileError
         items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
         pending = self.slots.new("(for items)", "for pieces" if SINGLE_FOR.get(kind) == "piece" else "any")

@@ -314,9 +314,9 @@ _MISTAKES = {
         "end:\n  rule e: s >= 3\n",
         "winner:\n  rule w: sum(s)\n",
     ],
-    "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`": [
-        "turn:\n  for each x in z sorted by number:\n    pass\n",
+    "to go through the items in an order, name the key: `for each x in ZONE sorted by number:`": [
         "turn:\n  for each x in z sorted:\n    pass\n",
+        "turn:\n  for each x in z sorted number:\n    pass\n",
     ],
     "a kind is declared with `:` and a block under it: `token chip:`, then, indented, `count 1` for one "
     "piece (or `one for each ...`, `count N`, attributes)": [
@@ -470,7 +470,7 @@ _MISTAKE_LINES = {
     'then choose n from ...`': r"\bthen\s+choose\b.*\bsecretly\b",
     "there is no `[x for x in ...]` in rules: filter with `where` (`ZONE where number > 3`), order with "
     "`sorted(C, KEY)`, or build the list in a `for each` loop (`picks = picks + [x]`)": r"\[.*\bfor\b",
-    "to go through the items in an order, sort them first: `for each x in sorted(ZONE, number):`":
+    "to go through the items in an order, name the key: `for each x in ZONE sorted by number:`":
         r"^\s*for\s+each\b.*\bsorted\b",
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
     "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": r"\bto\b",
@@ -714,7 +714,7 @@ _LINE_WORDS = {
 }
 
 # The words a statement starts with, for a misspelt one (`rol cup`, `chose c from ...`).
-_STATEMENT_WORDS = ("roll", "draw", "move", "create", "shuffle", "tally", "choose", "let", "repeat", "while",
+_STATEMENT_WORDS = ("roll", "draw", "deal", "move", "create", "shuffle", "tally", "choose", "let", "repeat", "while",
                     "for", "elif", "else", "pass", "break", "eliminate", "may", "rule", "end", "do")
 
 
@@ -728,6 +728,13 @@ def _misspelt_keyword(text: str, start: int) -> str | None:
         return None
     return did_you_mean(first.group(1), _STATEMENT_WORDS)
 
+
+
+def _joined(first: Span | None, last: Span | None) -> Span | None:
+    """The span from the start of ``first`` to the end of ``last``."""
+    if first is None or last is None:
+        return first or last
+    return Span(first.source, first.start, last.end)
 
 _CLOSING = {"(": ")", "[": "]"}
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -1325,7 +1332,42 @@ class AstBuilder(Transformer):
         return n.While(children[0], children[1], span=self._span(meta))
 
     def for_stmt(self, meta, children):
-        return n.ForEach(str(children[0]), children[1], children[2], span=self._span(meta))
+        var, items, order, body = children
+        if order is not None:  # `sorted by K` / `starting with p`: the call it stands for, over the items
+            func, args, span = order
+            items = n.Call(func, (items, *args), span=_joined(items.span, span))
+        return n.ForEach(str(var), items, body, span=self._span(meta))
+
+    def for_sorted(self, meta, children):
+        return ("sorted", tuple(c for c in children if c is not None), self._span(meta))
+
+    def for_starting(self, meta, children):
+        return ("starting_with", (children[-1],), self._span(meta))
+
+    def deal_stmt(self, meta, children):
+        """`deal N from SOURCE to ZONE of each player[, starting with p]`: round the table, one
+        piece at a time, to the players still in, in seat order from p (player 1 if not
+        given): loops of `draw 1` with variables no rule can name. `deal all` deals until
+        the source is empty."""
+        count, source, zone, start = children
+        span = self._span(meta)
+        if start is None:  # player 1: the same seat in any section (`player` is not, W412)
+            start = n.Call("seat", (n.Literal(0, span=span),), span=span)
+        seat = n.Name("(dealt to)", span=span)
+        one = n.Literal(1, span=span)
+        target = n.Of(n.Name(str(zone), span=self._tok_span(zone)), seat, span=self._tok_span(zone))
+        round_ = n.ForEach("(dealt to)", n.Call("starting_with", (n.Name("remaining", span=span), start), span=span),
+                           (n.Draw(one, source, target, up_to=count == "all", span=span),), span=span)
+        if count == "all":
+            left = n.Compare("is not", source, n.EmptyLiteral(span=source.span), span=source.span)
+            return n.While(left, (round_,), span=span)
+        if isinstance(count, Token):
+            count = n.Literal(self._int(count), span=self._tok_span(count))
+        return n.ForEach("(deal rounds)", n.Call("range", (n.Literal(1, span=count.span), count), span=count.span),
+                         (round_,), span=span)
+
+    def deal_all(self, meta, children):
+        return "all"
 
     def choose_stmt(self, meta, children):
         var, options, where, several, chooser, prompt, label, aloud, then, otherwise = children
