@@ -2436,8 +2436,6 @@ class _Code:
 
     def _s_Choose(self, stmt, scope):
         if stmt.several is not None:
-            if stmt.aloud or stmt.secretly:
-                self._aloud_pieces(stmt)
             self._choose_several(stmt, scope)
             return
         self._hides_outer(stmt.var, scope, stmt, "choose")
@@ -2526,14 +2524,26 @@ class _Code:
 
     def _choose_several(self, stmt, scope):
         """`choose NAME from PIECES, LOW to HIGH of them`: a chain of single-piece choices (one
-        decision each, with `done` once LOW are picked; see several.py); NAME gets the list."""
+        decision each, with `done` once LOW are picked; see several.py); NAME gets the list.
+        From players or values (`others, 2 of them`) alike: each step offers one of them."""
         self._hides_outer(stmt.var, scope, stmt, "choose")
+        try:
+            kind = self.code_of(stmt.options, Scope(scope)).kind
+        except CompileError:  # the name is still declared: no second error where it is used
+            if stmt.var not in scope.names:
+                scope.names[stmt.var] = (f"fr[{self.slots.new(stmt.var)}]", "pieces")
+            raise
+        self.compiler.prelude = []
+        of_values = kind in ("players", "values")
+        if (stmt.aloud or stmt.secretly) and not of_values:
+            self._aloud_pieces(stmt)
+        held = kind if of_values else "pieces"
         local = scope.names.get(stmt.var)
         if local is not None:
-            self._same_kind(stmt.var, local[1], "pieces", stmt)
+            self._same_kind(stmt.var, local[1], held, stmt)
         slot = int(local[0][3:-1]) if local is not None else self.slots.new(stmt.var)
-        scope.names[stmt.var] = (f"fr[{slot}]", "pieces")  # bound first: an error here is the only one
-        self.slots.note(slot, "pieces")
+        scope.names[stmt.var] = (f"fr[{slot}]", held)  # bound first: an error here is the only one
+        self.slots.note(slot, held)
         if stmt.then is not None:
             self.error("E301", "a choice of several pieces cannot take a parameter (`then choose`)", stmt.then,
                        help="choose the pieces first, then make a second choice")
@@ -2542,11 +2552,10 @@ class _Code:
             self.error("E301", "a choice of several pieces names each piece; it takes no `labelled`", stmt.label,
                        help="remove `labelled ...`: each step offers one piece, shown by its name")
             raise CompileError
-        kind = self.code_of(stmt.options, Scope(scope)).kind
-        self.compiler.prelude = []
-        if kind in ("values", "players", "subsets", "zonelist", "int", "str", "label", "bool", "player"):
-            self.error("E201", f"a choice of several pieces needs pieces, not {a_kind(kind)}", stmt.options,
-                       help="to choose several values, choose from `subsets(...)`, or one at a time")
+        if kind in ("subsets", "zonelist", "int", "str", "label", "bool", "player"):
+            self.error("E201", f"a choice of several needs pieces, players or values, not {a_kind(kind)}",
+                       stmt.options, help="choose from a zone, a list of players (`others, 2 of them`) or a list "
+                       "of values (`[1, 2, 3], 1 to 2 of them`)")
             raise CompileError
         counts = []
         for node in (stmt.several.low or stmt.several.high, stmt.several.high):
@@ -2563,7 +2572,8 @@ class _Code:
             raise CompileError
         # the single pieces, for the condition and each step: NAME is one piece there
         options, _, pick, where = self._choice_part(stmt, Scope(scope), as_filter=True)
-        chain = self.slots.new("(several)", "several")
+        # (the chain of values holds no piece a redeal would move)
+        chain = self.slots.new("(several)", None if of_values else "several")
 
         chooser = self._chooser(stmt.chooser, scope)
 
@@ -2571,6 +2581,9 @@ class _Code:
             pieces = options(st, fr)
             if where is not None:
                 pieces = where(st, fr, pieces)
+            if of_values:
+                fr[chain] = several.start_values(pieces, low(st, fr), high(st, fr))
+                return
             seat = st.player if chooser is None else st._seat(chooser(st, fr))
             fr[chain] = several.start(st, pieces, low(st, fr), high(st, fr), seat)
 
@@ -2600,17 +2613,24 @@ class _Code:
         for function in (advance, finish, more, options_left, picked, not_done):
             function.zones_read, function.uses_counters = frozenset(), False
 
-        piece_json = _jsoner("piece")
+        element = SINGLE_FOR.get(kind, "any") if of_values else "piece"
+        one_json = _jsoner(element)
+        one_text = (lambda st, p: st.describe_piece(p)) if not of_values else _describer(element)
         otherwise = self.label() if stmt.otherwise is not None else None
         spec = {
             "options": options_left, "where": None, "slot": pick,
             "chooser": chooser, "prompt": stmt.prompt or f"choose {stmt.var}",
-            "describe": lambda st, p: "done" if p is None else st.describe_piece(p),
-            "to_json": lambda st, p: "done" if p is None else piece_json(st, p), "otherwise": otherwise,
-            "of_pieces": True, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
+            "describe": lambda st, p: "done" if p is None else one_text(st, p),
+            "to_json": lambda st, p: "done" if p is None else one_json(st, p), "otherwise": otherwise,
+            "of_pieces": not of_values, "private": self.compiler.hidden_values.choice_private(stmt), "then": None,
             "several": True, "picked": picked, "aloud": stmt.aloud,
             "in_secret": self.compiler.hidden_values.decision_in_secret(stmt),
         }
+        if of_values:
+            spec["element"] = element
+            if (spec["private"] or stmt.secretly) and not stmt.aloud:
+                # how many were picked is part of what was chosen: the steps show to the chooser alone
+                spec["in_secret"] = True
         end, done = self.label(), self.label()
         self.emit(m.OP_EXEC, begin)
         top = self.here()

@@ -20,11 +20,7 @@ from .engine_values import SEE_PIECES, _value_text
 HIDDEN = "hidden"  # the key of a piece the chooser does not see: never alike to another
 
 
-def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> tuple:
-    """The chain's state: (pieces in offering order, their keys, picked, position, low, high,
-    whether a seat or the spectator does not see every piece). A piece ``chooser`` does not
-    see is keyed by itself, (HIDDEN, piece): how many options a blind pick offers must not tell
-    whether the cards are alike."""
+def _check_counts(low: Any, high: Any) -> None:
     for bound in (low, high):
         if bound.__class__ is not int:
             raise ValueError(f"`... of them` needs whole numbers of pieces, not {_value_text(bound)}")
@@ -32,6 +28,14 @@ def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> 
         raise ValueError(f"`{low} to {high} of them` is no number of pieces to choose: the least must be 0 "
                          "or more, and no more than the most" if low != high else
                          f"`{low} of them` is no number of pieces to choose: it must be 0 or more")
+
+
+def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> tuple:
+    """The chain's state: (pieces in offering order, their keys, picked, position, low, high,
+    whether a seat or the spectator does not see every piece). A piece ``chooser`` does not
+    see is keyed by itself, (HIDDEN, piece): how many options a blind pick offers must not tell
+    whether the cards are alike."""
+    _check_counts(low, high)
     runs: dict[Any, list[int]] = {}
     for p in _items(st, pieces):
         if p.__class__ is not int:
@@ -43,6 +47,20 @@ def start(st, pieces: list, low: Any, high: Any, chooser: int | None = None) -> 
     zones = {st.where[p] for p in pool}
     blind = any(st.sight(zone, seat) != SEE_PIECES for zone in zones for seat in [*range(st.n), None])
     return pool, keys, (), -1, low, high, blind
+
+
+def start_values(values: list, low: Any, high: Any) -> tuple:
+    """The chain's state for a choice of several players or values (``start``): equal values
+    side by side, each value its own key; nothing is hidden (a value is what every seat reads
+    in the rules)."""
+    _check_counts(low, high)
+    runs: dict[Any, list] = {}
+    for v in values:
+        if v is None:
+            raise ValueError("`choose ... of them` chooses among values, and `none` is none")
+        runs.setdefault(v, []).append(v)
+    pool = [v for run in runs.values() for v in run]
+    return pool, pool, (), -1, low, high, False
 
 
 def more(state: tuple) -> bool:
@@ -69,5 +87,6 @@ def options(state: tuple) -> list:
 
 def take(state: tuple, piece: int) -> tuple:
     """The state after ``piece`` is picked."""
-    pool, keys, picked, _, low, high, blind = state
-    return pool, keys, picked + (piece,), pool.index(piece), low, high, blind
+    pool, keys, picked, position, low, high, blind = state
+    # (a value's first place after the last pick: equal values stand side by side)
+    return pool, keys, picked + (piece,), pool.index(piece, position + 1), low, high, blind

@@ -45,7 +45,10 @@ class Views:
         ...` by its place among those picked; otherwise empty."""
         if self.finished or self.pending is None or self.pending[0] != "choose" or self.pending[1].picked is None:
             return []
-        picked = self.pending[1].picked(self, self.frames[-1][2])
+        spec = self.pending[1]
+        picked = spec.picked(self, self.frames[-1][2])
+        if not spec.of_pieces:  # players or values: what every seat reads
+            return [spec.describe(self, p) for p in picked]
         return [self._hidden_piece_text(p, i + 1, viewer) or self.describe_piece(p) for i, p in enumerate(picked)]
 
     def _hidden_piece_text(self, piece, place: int, viewer) -> str | None:
