@@ -67,6 +67,11 @@ class Board:
         self.pending = ("draw", pending[1], (source, to, remaining - 1))
         return True
 
+    def say(self, text: str, rule: int, secret: bool = False) -> None:
+        """`say ...`: a line of the trace (``secret``: the referee's alone)."""
+        if self.tracing:
+            self.events.append((rule, "say", (text,) if secret else text))
+
     def tally(self, name: str, key: Any) -> None:
         """`tally NAME by KEY`: one more of this outcome, for statistics."""
         if key.__class__ is list:

@@ -686,7 +686,7 @@ def _position(block: tuple, node) -> int:
 
 
 # Statements that never leave their block and wait for no decision.
-_PLAIN = (n.Roll, n.Draw, n.Shuffle, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Pass, n.Doc)
+_PLAIN = (n.Roll, n.Draw, n.Shuffle, n.Tally, n.Say, n.Move, n.Create, n.Let, n.Assign, n.Pass, n.Doc)
 
 
 class _Flow:
@@ -801,7 +801,7 @@ def _zones_named(expr, tree: n.RulesFile) -> set[str]:
 _PUTS_NOTHING = (
     n.Literal, n.EmptyLiteral, n.Name, n.Attribute, n.MethodCall, n.Call, n.Index, n.Of, n.Filter,
     n.Conditional, n.BoolOp, n.Not, n.Negate, n.Compare, n.Binary, n.ListExpr, n.Rule, n.Roll,
-    n.Shuffle, n.Tally, n.Let, n.Target, n.Assign, n.Break, n.Pass, n.EndTurn, n.AnotherTurn, n.EndGame, n.Do,
+    n.Shuffle, n.Tally, n.Say, n.Let, n.Target, n.Assign, n.Break, n.Pass, n.EndTurn, n.AnotherTurn, n.EndGame, n.Do,
     n.TakeTurns, n.GiveTurn, n.Eliminate, n.Reveal, n.Doc, n.GameEnds, n.Criterion, n.If, n.Repeat, n.While, n.ForEach,
     n.Choose, n.ThenChoose, n.Branch, n.ChooseBranch, n.May, n.When, n.Section, n.ProcedureDecl,
     n.InvariantDecl, n.ShowDecl, n.DefineDecl, n.CounterDecl, n.ZoneDecl, n.OptionDecl, n.GameDecl,

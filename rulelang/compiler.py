@@ -143,6 +143,12 @@ block ends, and the NAME made before keeps its value: after
 after the `if`. To change the variable made before, write `n = ...` (for a choice, choose into
 another name and then `n = m`); for a variable of the block alone, give it a name of its own.
 """)
+register("W429", "said-in-secret", """
+A `say` that runs only where something some seat cannot see holds (`if any(hand of player,
+rank == ace): say "..."`). The line would tell every seat that the condition holds, so it is
+the referee's line only: no seat's trace shows it. Say it where every seat may know it (before
+the condition, or about what every seat sees), or show the pieces with `reveal`.
+""")
 register("W428", "named-alike", """
 Two lines of a table give their pieces the same name (the first column) and differ in another
 column (`yoko, once_around` and `yoko, sealed`). The menu, the trace and the board show both as
@@ -1483,7 +1489,7 @@ class Compiler(ExpressionCompiler):
 
 
 # Statements that run no further than the next one: generated as lines of a Python function.
-_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Move, n.Create, n.Let, n.Assign, n.Eliminate, n.Reveal)
+_SIMPLE = (n.Doc, n.Pass, n.Tally, n.Say, n.Move, n.Create, n.Let, n.Assign, n.Eliminate, n.Reveal)
 # Statements whose expressions all become lines (or Python blocks of lines): a define's value
 # is kept for the rest of a statement function from them (`define_uses`).
 _LINES = _SIMPLE + (n.If, n.While, n.ForEach, n.Repeat, n.Rule, n.Break)
@@ -1811,6 +1817,25 @@ class _Code:
         else:
             self.line(f"{key} = {e.code}")
         self.line(f"st.tally({self.compiler.constant(stmt.name)}, {key})")
+
+    def _s_Say(self, stmt, scope):
+        """`say A, B, ...`: a trace line, as `text(A, B, ...)` writes it. Every seat reads it, so
+        it may say only what every seat sees; one that runs only where something some seat
+        cannot see holds is the referee's line (it would tell that seat what holds)."""
+        level, culprit = self.compiler.hidden_values.said(stmt)
+        if level:
+            self.error("E201", "`say` writes a line every seat reads, and this part is worked out from what "
+                       "some seat cannot see", culprit or stmt,
+                       help="say only what every seat sees; to show pieces to a player, `reveal PIECES to PLAYER`")
+            raise CompileError
+        text = self.code_of(n.Call("text", stmt.parts, span=stmt.span), scope)
+        secret = ""
+        if self.compiler.hidden_values.decision_in_secret(stmt):
+            secret = ", True"
+            self.error("W429", "this `say` runs only where something some seat cannot see holds: the line "
+                       "would tell them, so only the referee's trace shows it", stmt,
+                       help="say it where every seat may know it, or show the pieces with `reveal`")
+        self.line(f"st.say({text.code}, {self.rule}{secret})")
 
     def _s_Move(self, stmt, scope):
         what = self.code_of(stmt.what, scope)

@@ -80,6 +80,7 @@ class HiddenValues:
         self._defines: dict[tuple, Value] = {}
         self._expanding: set[tuple] = set()
         self.choices: dict[int, bool] = {}  # id(Choose node) -> private
+        self.says: dict[int, tuple[int, Any]] | None = {}  # id(Say node) -> its worst part's level, and that part
         # id(a choice's node: Choose, ChooseBranch, May) -> whether it is reached under a
         # condition some seat cannot see (`if any(hand of player, ...): may ...`): that there is
         # a decision at all tells what the condition holds, so its line shows to its chooser only
@@ -115,10 +116,17 @@ class HiddenValues:
             self._solve()
         except RecursionError:  # nested too deeply (E304 elsewhere): every choice private
             self.choices = {}
+            self.says = None
 
     # ------------------------------------------------------------------ results
     def choice_private(self, stmt: n.Choose) -> bool:
         return self.choices.get(id(stmt), True)
+
+    def said(self, stmt: n.Say) -> tuple[int, Any]:
+        """How private the worst part of a `say` is (PUBLIC: every seat may read the line), and that part."""
+        if self.says is None:  # (the analysis gave up)
+            return PRIVATE, None
+        return self.says.get(id(stmt), (PUBLIC, None))
 
     def decision_in_secret(self, stmt: n.Node) -> bool:
         """Whether a choice (or a `do`) of a section or procedure is made only where something
@@ -657,6 +665,12 @@ class HiddenValues:
                 self._mark_secret(stmt, pc > PUBLIC or self.expr(stmt.to, env, None).level > PUBLIC or count > PUBLIC)
         elif isinstance(stmt, n.EndTurn):
             self._mark_secret(stmt, pc > PUBLIC)
+        elif isinstance(stmt, n.Say) and self._existence_pass:  # (in order: a piece moved to the table shows)
+            self._mark_secret(stmt, pc > PUBLIC)
+            for part in stmt.parts:
+                level = self.expr(part, env, None).level
+                if level > self.says.get(id(stmt), (PUBLIC, None))[0]:
+                    self.says[id(stmt)] = (level, part)
         elif isinstance(stmt, n.Do):
             self._mark_secret(stmt, pc > PUBLIC)
             self.called[stmt.name] = max(self.called.get(stmt.name, PUBLIC), pc)

@@ -186,6 +186,14 @@ class Shuffle(Node):
 
 
 @attrs.frozen
+class Say(Node):
+    """``say A, B, ...``: a line of the trace, its parts written one after the other as
+    ``text(A, B, ...)`` writes them."""
+
+    parts: tuple[Node, ...]
+
+
+@attrs.frozen
 class Tally(Node):
     """``tally name [by key]``: count an outcome for statistics; play does not change."""
 

@@ -1205,6 +1205,9 @@ class AstBuilder(Transformer):
     def shuffle_stmt(self, meta, children):
         return n.Shuffle(children[0], span=self._span(meta))
 
+    def say_stmt(self, meta, children):
+        return n.Say(tuple(children), span=self._span(meta))
+
     def tally_stmt(self, meta, children):
         return n.Tally(str(children[0]), children[1], span=self._span(meta))
 

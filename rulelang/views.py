@@ -625,6 +625,12 @@ class Views:
             text = f"create {len(pieces)} {kinds} in {into_name}"
         elif kind == "turn":
             text = f"turn of player {payload + 1}"
+        elif kind == "say":
+            if payload.__class__ is tuple:  # said only where what some seat cannot see holds
+                if viewer != "all":
+                    return ""
+                payload = payload[0]
+            text = payload
         elif kind == "end turn" and payload.__class__ is tuple:  # ended where what others cannot see held
             if viewer not in ("all", payload[0]):
                 return ""
