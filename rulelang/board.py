@@ -282,10 +282,13 @@ class Board:
                     piece_zone[ordinal].append(None)
         self.piece_zone, self.carried, self.sort_columns = piece_zone, carried, sort_columns
 
-    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False, pieces: bool = False) -> None:
+    def set_counter(self, index: int, value: Any, rule: int, is_seat: bool = False, pieces: bool = False,
+                    secret: bool = False) -> None:
         """A counter set to ``value`` (``is_seat``: a player; ``pieces``: a piece or pieces,
         which the trace names where each viewer sees them, so it keeps where they lie; None:
-        as the counter holds, set from a variable that reads as any value)."""
+        as the counter holds, set from a variable that reads as any value). ``secret``: whose
+        counter it is, or that it is set, was worked out from what some seat cannot see, so the
+        line is its owner's alone (``HiddenValues``)."""
         if pieces is None:
             counter = self.counter_of(index)[0]
             pieces, is_seat = counter.holds_pieces, counter.holds_player
@@ -300,13 +303,14 @@ class Board:
                                  and self._plainly_public(index)):
             # (a public counter set to what it holds changes nothing: no line; a hidden one's
             # line says only that it was set, and its absence would tell the value)
+            kind = "secret set" if secret else "set"
             if pieces:
                 where = self.where
                 places = tuple(where[p] if p.__class__ is int else None for p in
                                (value if value.__class__ is list else [value]))
-                self.events.append((rule, "set", (index, value, False, places)))
+                self.events.append((rule, kind, (index, value, False, places)))
             else:
-                self.events.append((rule, "set", (index, value, is_seat)))
+                self.events.append((rule, kind, (index, value, is_seat)))
 
     def _plainly_public(self, index: int) -> bool:
         """Whether every seat sees the counter slot's value. An entry set by a key some seat

@@ -97,7 +97,8 @@ def undocumented_option(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnosti
 def unused_procedure(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
     """A procedure that no `do` runs."""
     for item in tree.items:
-        if isinstance(item, n.ProcedureDecl) and item.name not in used:
+        if isinstance(item, n.ProcedureDecl) and item.name not in used and \
+                item.name not in ("main", "setup", "round", "turn", "final"):  # (E102 says it)
             yield Diagnostic("W405", f"procedure `{item.name}` is never run", item.span,
                              help=f"run it with `do {item.name}`")
 
@@ -485,7 +486,7 @@ def player_outside_a_turn(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnos
     (the leader of a trick), keep it in a counter (`counter leader: shared = seat(0)`). So does
     a choice there without `by`: the player of the latest turn makes it; say who with `by`."""
     for item in tree.items:
-        if not (isinstance(item, n.Section) and item.kind in ("setup", "round")):
+        if not (isinstance(item, n.Section) and item.kind in ("setup", "round", "final")):
             continue
         for node in walk(item.body):
             if isinstance(node, (n.Choose, n.ChooseBranch, n.May)) and node.chooser is None:

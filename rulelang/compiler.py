@@ -414,7 +414,7 @@ class Compiler(ExpressionCompiler):
             elif isinstance(item, n.DefineDecl):
                 declare(item.name, item, self.defines)
             elif isinstance(item, n.ProcedureDecl):
-                if item.name in ("main", "setup", "round", "turn"):
+                if item.name in ("main", "setup", "round", "turn", "final"):
                     self.error("E102", f"`{item.name}` is the name of a section, not free for a procedure", item,
                                help=f"write `{item.name}:` for the section, or rename the procedure")
                 else:
@@ -568,7 +568,7 @@ class Compiler(ExpressionCompiler):
 
     def unknown_procedure_help(self, name: str, words: str) -> str | None:
         """The help line of an unknown procedure after `do` or `when do` (the words)."""
-        if name in ("setup", "round", "turn", "end", "winner"):
+        if name in ("setup", "round", "turn", "end", "winner", "final"):
             return f"`{name}` is a section, not a procedure; `{words}` names a `procedure NAME:` of the file"
         return self.suggest(name, self.procedures)
 
@@ -694,7 +694,8 @@ class Compiler(ExpressionCompiler):
         self.counter_defs = {c.name: c for c in counters}
         trigger_names = [f"when {rule.name}" for rule, _ in self.triggers]
         self.proc_index = {name: i for i, name in enumerate(
-            ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names)}
+            ["main", "setup", "round", "turn"] + list(self.procedures) + trigger_names
+            + (["final"] if "final" in self.sections else []))}
         # `when do P` rules run where P is done: before it returns or ends the turn.
         self.done_triggers: dict[str, list[int]] = {}
         for (_, when), name in zip(self.triggers, trigger_names, strict=True):
@@ -739,6 +740,8 @@ class Compiler(ExpressionCompiler):
             for (rule, when), name in zip(self.triggers, trigger_names, strict=True):
                 if when.event == "do" and when.procedure == procedure_name:
                     procedures[self.proc_index[name]] = self._compile_trigger(rule, when, name)[0]
+        if "final" in self.sections:
+            procedures[self.proc_index["final"]] = self._compile_procedure("final", self.sections["final"], "final")
         procedures[0] = self._main()
         ends = self._compile_checks(self.sections.get("end"), "end")
         criteria = self._compile_checks(self.sections.get("winner"), "winner")
@@ -796,7 +799,7 @@ class Compiler(ExpressionCompiler):
                 hides_count=self.hidden_values.piece_counts.get(c.name, 0) > 0,
                 numbers_only=c.name not in self.loose_counters) for c in counters),
             rules=tuple(self.rules),
-            procedures=tuple(procedures), main=0, ends=ends, criteria=criteria, no_winner=no_winner,
+            procedures=tuple(procedures), main=0, final=self.proc_index.get("final"), ends=ends, criteria=criteria, no_winner=no_winner,
             invariants=invariants, shown=shown, doc=" ".join(game.doc), move_triggers=tuple(move_triggers),
             triggers_by_zone=triggers_by_zone, triggers_anywhere=triggers_anywhere,
             once_scopes=tuple(self.once_scopes), run_limits=self.limits, span=game.span,
@@ -1364,7 +1367,11 @@ class Compiler(ExpressionCompiler):
             code.body = decl.body
             code.block(decl.body, self._parameters(decl, code))
         code.call_done_triggers()
-        code.emit(m.OP_RETURN)
+        if kind == "final":  # the game is over once it is done (the rule that ended it is kept)
+            code.rule = -1
+            code.emit(m.OP_END_GAME)
+        else:
+            code.emit(m.OP_RETURN)
         return code.finish()
 
     def _joined(self, name: str) -> tuple[str, ...]:
@@ -2026,7 +2033,7 @@ class _Code:
             if target.owner is None:
                 entry = f"{target.name}{'[...]' if counter.keys else ''}"
                 self.error("E202", f"`{target.name}` is a counter of each player; say whose", target,
-                           help=f"write `{entry} of player`" if self.section not in ("setup", "round") else
+                           help=f"write `{entry} of player`" if self.section not in ("setup", "round", "final") else
                            f"outside a turn, name the player: `for each p in players:` then `{entry} of p`, or a "
                            f"counter that holds a player (`{entry} of leader`)")
                 raise CompileError
@@ -2063,6 +2070,8 @@ class _Code:
         i = self.compiler.fresh("i")
         self.line(f"{i} = {index}")
         new = value.code if stmt.op == "=" else f"st.counters[{i}] {stmt.op[0]} {value.code}"
+        # whose counter, or whether it changes, worked out from what some seat cannot see: the line is its owner's
+        secret = ", True" if self.compiler.hidden_values.decision_in_secret(stmt) else ""
         # the trace says `player 2`, not 1, and `[player 1, player 3]` for a list of players
         is_seat = stmt.op == "=" and value.kind in ("player", "players")
         if is_seat:
@@ -2081,7 +2090,7 @@ class _Code:
         if stmt.op == "=" and value.kind == "none":
             pass
         elif from_variable:  # pieces or not: as what the variable is set to says, once all is compiled
-            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, None)")
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, None{secret})")
             self.changed()
             return
         elif stmt.op != "=" or value.kind not in ("piece", "pieces"):
@@ -2089,9 +2098,9 @@ class _Code:
         if stmt.op == "=" and value.kind in ("piece", "pieces"):  # the trace names them where seen
             self.compiler.piece_counters.add(target.name)
             self.compiler.piece_counter_sites.setdefault(target.name, stmt.value)
-            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, True)")
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, False, True{secret})")
         else:
-            self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat})")
+            self.line(f"st.set_counter({i}, {new}, {self.rule}, {is_seat}, False{secret})")
         self.changed()
 
     def _same_kind(self, name, held, given, node):
@@ -2137,7 +2146,7 @@ class _Code:
         self.jump(self.loop_ends[-1])
 
     def _s_EndTurn(self, stmt, scope):
-        if self.section in ("setup", "round"):
+        if self.section in ("setup", "round", "final"):
             self.error("E301", f"`end turn` in the `{self.section}` section", stmt,
                        help=f"`end turn` ends the turn in progress, and none is under way in the `{self.section}` "
                        "section: put it in the `turn` section, or in a procedure that a turn runs")
@@ -2147,7 +2156,7 @@ class _Code:
         self.emit(m.OP_END_TURN, True if self.compiler.hidden_values.decision_in_secret(stmt) else None)
 
     def _s_AnotherTurn(self, stmt, scope):
-        if self.section in ("setup", "round"):
+        if self.section in ("setup", "round", "final"):
             self.error("E301", f"`player takes another turn` in the `{self.section}` section", stmt,
                        help="it gives the player of the turn in progress the next turn too, and no turn is under "
                        f"way in the `{self.section}` section: put it in the `turn` section, or in a procedure "

@@ -591,6 +591,12 @@ class HiddenValues:
             else:
                 if stmt.target.key is not None and self.expr(stmt.target.key, env, None).level > PUBLIC:
                     self.secret_keys.add(stmt.target.name)
+                counter = self.c.counters.get(stmt.target.name)
+                if self._existence_pass and counter is not None and counter.visibility != "public":
+                    # whose counter changed, or that it did, worked out from what some seat cannot
+                    # see (`chips of p += 1`, p picked in secret): its line is its owner's alone
+                    owner = PUBLIC if stmt.target.owner is None else self.expr(stmt.target.owner, env, None).level
+                    self._mark_secret(stmt, pc > PUBLIC or owner > PUBLIC)
                 if stmt.target.name in self.c.counters and _yields_pieces(stmt.value, self.c):
                     value = self.expr(stmt.value, env, None)
                     name = stmt.target.name

@@ -420,12 +420,19 @@ class Machine:
                     if a and (self.round_number > self.game.turn_limit or self.round_number > self.game.run_limits.turns):
                         raise RuntimeFault(self._past_limit("rounds"))
                     if self._game_ends(a):
-                        return
+                        if self.finished:
+                            return
+                        frame = self.frames[-1]  # the `final` section, from its start
+                        code, slots, pc = procedures[frame[0]].code, frame[2], 0
+                        continue
                     pc += 1
                 elif op == 9:  # OP_END_GAME
                     frame[1] = pc
                     self._finish(rule)
-                    return
+                    if self.finished:
+                        return
+                    frame = self.frames[-1]  # the `final` section, from its start
+                    code, slots, pc = procedures[frame[0]].code, frame[2], 0
         except RuntimeFault:
             raise
         except Exception as error:  # a fault in the rules: name the rule, never a bare traceback
@@ -494,6 +501,19 @@ class Machine:
         return True
 
     def _finish(self, rule: int) -> None:
+        """The game ends by ``rule``: the `final` section runs first, if the game has one
+        (its end, rule -1, finishes the game for the rule that ended it)."""
+        final = self.game.final
+        if final is not None and not self.in_final:
+            self.in_final = True
+            self.end_rule = rule
+            if self.fired:
+                self.fired.clear()
+            self.pending, self.last_turns = None, None
+            self.frames = [[final, 0, [None] * self.game.procedures[final].slot_count, False]]
+            return
+        if self.in_final and rule < 0:
+            rule = self.end_rule
         self.finished = True
         if self.fired:
             self.fired.clear()

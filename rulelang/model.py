@@ -345,6 +345,9 @@ class GameDef:
     counters_read: frozenset[str] | None = None
     # `teams of N`: the players play in teams of N, partners sitting apart (``team_of``); 1: alone
     team_size: int = 1
+    # the `final` section's procedure: it runs once the game has ended, before the winners are
+    # worked out (None: no such section)
+    final: int | None = None
 
     def team_of(self, seat: int, players: int) -> int:
         """The team (0, 1, ...) of ``seat`` among ``players``: seat i is in team i mod the

@@ -268,6 +268,7 @@ class State(Board, Machine, Views):
     first_player = 0  # who started the latest `each player takes a turn` (`turn_order`)
     again = False  # `player takes another turn` ran in the turn in progress
     finished = False
+    in_final = False  # the game has ended and its `final` section is running (the winners come after)
     # ``rulelang.analysis``: stop where the turn ends (its frame returns) or a turn would begin
     stop_at_turn_end = False
     turn_over = False  # set where it stopped so (the state is then a leaf: it plays no further)

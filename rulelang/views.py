@@ -654,6 +654,11 @@ class Views:
         elif kind == "game over":
             names = ", ".join(f"player {p + 1}" for p in payload)
             text = f"game over; winner(s): {names}" if payload else "game over; no winner"
+        elif kind == "secret set":  # whose, or whether, told by what some seat cannot see
+            if viewer != "all" and (viewer != self.counter_place(payload[0])[2]
+                                    or not self.sees_counter(payload[0], viewer)):
+                return ""
+            return self.format_event((rule, "set", payload), viewer)
         elif kind == "set" and (not self.sees_counter(payload[0], viewer)
                                 or len(payload) > 3 and self._count_unseen(payload[0], payload[1], viewer, payload[3])):
             # which entry changed would tell a key worked out in secret (a box chosen in secret)

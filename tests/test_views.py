@@ -402,8 +402,9 @@ def _alike_choice(state, action, rng):
     made with, what the other seats cannot see (``ChoiceSpec.private``, `secretly`): to them
     the two are alike. None otherwise."""
     kind, spec, options = state.pending[:3]
+    # (a step of a choice of several values made in secret: no seat but its chooser reads a line of it)
     if kind != "choose" or not spec.private or spec.aloud or spec.of_pieces or spec.element == "pieces" \
-            or spec.then is not None or spec.several:
+            or spec.then is not None or (spec.several and not spec.in_secret):
         return None
     others = [i for i, option in enumerate(options) if option != options[action]]
     return rng.choice(others) if others else None
@@ -952,3 +953,20 @@ winner:
     line = next(line for line in state.event_lines() if "to pile" in line)
     assert line.startswith("move c 1 from box[1] of player 1, c 2 from box[2] of player 1, c 3 from box[3] of "
                            "player 1, c 4 from box[1] of player 2, c 5 from box[2] of player 2"), line
+
+
+def test_a_counter_whose_owner_was_picked_in_secret_shows_only_to_its_owner():
+    """`chips of p += 1` for players p picked in secret: whose chips changed is theirs to know;
+    another seat reads no line of it, so two different picks look alike to it."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "secret_gift.rules")
+    lines = []
+    for pick in ("give to: player 2", "give to: player 3"):
+        state = game.new_initial_state(4)
+        state.apply_action([state.action_to_string(a) for a in state.legal_actions()].index(pick))
+        while state.current_player() == 0:
+            state.apply_action(state.legal_actions()[-1])  # `done`, once one is picked
+        lines.append(state.event_lines(0, 3))
+        owner = int(pick[-1]) - 1
+        assert any(line.startswith(f"chips of player {owner + 1} = 1") for line in state.event_lines(0, owner))
+    assert lines[0] == lines[1]
+    assert not any("chips" in line for line in lines[0])
