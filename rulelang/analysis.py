@@ -156,7 +156,9 @@ class Analysis:
                  max_states: int = MAX_STATES, max_steps: int = MAX_STEPS, unordered: frozenset[int] = frozenset(),
                  progress=None):
         if state.is_terminal():
-            raise AnalysisRefused("the game is over: there is no turn to analyse")
+            raise AnalysisRefused("the game is over before any decision is left to make: there is no turn to "
+                                  "analyse" + (" (it plays itself out: no rule asks a player to choose before the end)"
+                                               if not state.history or state.turn_number == 0 else ""))
         root = state.clone(tracing=False)
         root.stop_at_turn_end = True  # a turn's end is valued there, before the round's statements after it
         root.events, root.history, root.seen_lines = [], [], {}

@@ -105,9 +105,11 @@ def unused_procedure(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
 
 @check("W406", "unused-component")
 def unused_component(tree: n.RulesFile, used: set[str]) -> Iterator[Diagnostic]:
-    """A component kind that is never created: the game never has such pieces."""
+    """A component kind that is never created: the game never has such pieces (however often
+    a rule names the kind: `count(card)` is then 0, and a draw from an empty deck faults)."""
+    created = {node.kind for node in walk(tree.items) if isinstance(node, n.Create)}
     for item in tree.items:
-        if isinstance(item, (n.DieDecl, n.PieceDecl)) and item.name not in used:
+        if isinstance(item, (n.DieDecl, n.PieceDecl)) and item.name not in created:
             yield Diagnostic("W406", f"`{item.name}` is never created", item.span,
                              help=f"add `create {item.name} in some_zone` to the set-up")
 

@@ -733,7 +733,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         if objective is None:
             objective = (analysis.gain_objective if objective_text == "gain" else analysis.success_objective)(game)
-        if args.format == "text" and not state.is_terminal() and analysis.flat_objective(state, objective):
+        flat = args.format == "text" and not state.is_terminal() and analysis.flat_objective(state, objective)
+        if flat:
             err("note: in 24 random plays of this turn the objective never changed: where best play cannot "
                 "change it either, every line of play is worth the same (a winner rule scored in `round:`, or "
                 "one a single turn rarely moves); `--objective EXPR` values what the turn does change")
@@ -746,6 +747,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 progress.done()
         seconds = time.perf_counter() - started
         policy = result.policy(args.top)
+        if flat and any(line.runner_up is not None and line.runner_up_value != line.value for line in policy):
+            err("note: the search found lines of play worth more than others after all: the note above does not "
+                "apply to this turn")
     except analysis.AnalysisRefused as refused:
         err(printable(f"rulelang analyze: the turn cannot be analysed: {refused}"))
         return EXIT_USAGE

@@ -1401,6 +1401,11 @@ class ExpressionCompiler:
                        node, help=f"name the piece whose `{name}` it is (`it.{name}`, `c.{name}`); over a list "
                        f"of zones, go through each zone: `sum(ZONES, sum(it, {name}))`")
             raise CompileError
+        if name in getattr(self, "looping_over", ()) and scope is not None and scope.element is not None:
+            self.error("E101", f"unknown name `{name}`: the loop's variable is made from these items, after "
+                       "they are worked out", node, help="in the items' `where`, each item is `it`: "
+                       "`for each p in players where score of it == 0:`")
+            raise CompileError
         close = self.suggest(name, lambda: [known for known in self._known_names(scope) if known != name])
         if close is None and id(node) in self._list_items:
             # `[red, blue]`: bare words are labels in declarations only
@@ -1818,7 +1823,14 @@ class ExpressionCompiler:
         raise CompileError
 
     def _x_Filter(self, node, scope, slots):
-        source, kind = self.collection_code(node.source, scope, slots)
+        found = self.code(node.source, scope, slots)
+        if found.kind in ("int", "str", "bool"):
+            self.error("E201", f"`where` filters a list, and what comes before it here is {a_kind(found.kind)}",
+                       node.source, help="`where` takes all that comes before it as the list (`a and b where c` is "
+                       "`(a and b) where c`): put the filtered list in brackets, `((hand of player).number "
+                       "where it > 3)`")
+            raise CompileError
+        source, kind = self.as_list(found), collection_type(found.kind)
         e = self.fresh("e")
         inner = Scope(scope, element=(e, SINGLE_FOR.get(kind, "any")))
         self.bound.append(e)

@@ -2082,6 +2082,10 @@ class _Code:
         if named is not None and not from_variable and named in self.compiler.counters:
             # `last = next_up`: a counter set from one that holds a player holds one too
             self.compiler.counters_from_counters.setdefault(target.name, set()).add(named)
+        elif stmt.op == "=" and value.kind == "any" and isinstance(stmt.value, n.Of) and \
+                isinstance(stmt.value.left, n.Name) and stmt.value.left.id in self.compiler.counters:
+            # `pointed of p = vote of p`: the same, from a counter of a player
+            self.compiler.counters_from_counters.setdefault(target.name, set()).add(stmt.value.left.id)
         if from_variable and not is_seat:
             self.compiler.counters_from_variables.setdefault(target.name, set()).add(named)
             self.compiler.counters_set_from.setdefault(target.name, []).append((named, stmt.value))
@@ -2387,7 +2391,11 @@ class _Code:
                 self.error("E201", f"{what} needs a number N, not {a_kind(count.kind)}", stmt.items.args[1],
                            help=f"count what you mean, such as {example}")
                 raise CompileError
-        items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
+        self.compiler.looping_over = (*getattr(self.compiler, "looping_over", ()), stmt.var)
+        try:
+            items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
+        finally:
+            self.compiler.looping_over = self.compiler.looping_over[:-1]
         pending = self.slots.new("(for items)", "for pieces" if SINGLE_FOR.get(kind) == "piece" else "any")
         var = self.slots.new(stmt.var, SINGLE_FOR.get(kind, "any"))
         if self._python(stmt):

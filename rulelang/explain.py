@@ -415,7 +415,8 @@ def describe_game(game: GameDef, tree: RulesTree | None = None) -> str:
     """Everything a designer looks up: options, components, zones, counters and rules with
     file:line (and, with the syntax ``tree``, the event of each triggered rule)."""
     teams = f", in teams of {game.team_size}" if game.team_size > 1 else ""
-    lines = [f"{game.name}  ({game.path}, {game.min_players} to {game.max_players} players{teams})"]
+    count = str(game.min_players) if game.min_players == game.max_players else f"{game.min_players} to {game.max_players}"
+    lines = [f"{game.name}  ({game.path}, {count} player{'s' if game.max_players != 1 else ''}{teams})"]
     if game.doc:
         lines.append(_wrap(game.doc))
     lines.append("\noptions:")

@@ -428,13 +428,16 @@ _MISTAKES = {
         'turn:\n  choose c from z by p where true as "x"\n',
         'turn:\n  choose c from z as "x" where true\n',
     ],
-    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`": [
+    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`, `deal (N) from ...`": [
         "turn:\n  draw n from z to y\n",
         "turn:\n  draw n + 1 from z to y\n",
         "turn:\n  create n d in z\n",
         "turn:\n  draw count(z) from z to y\n",
         "turn:\n  draw up to count(z) from z to y\n",
         "turn:\n  draw up to n from z to y\n",
+        "turn:\n  deal n from z to y of each player\n",
+        "turn:\n  deal n + 1 from z to y of each player\n",
+        "turn:\n  deal count(z) from z to y of each player\n",
     ],
     "a count that is a name or is worked out goes in brackets: `, 1 to (count(hand)) of them`, `, up to (N) of them`": [
         "turn:\n  choose c from z, 1 to count(z) of them\n",
@@ -475,8 +478,8 @@ _MISTAKE_LINES = {
     "a die has no `limit`: a limit is for tiles, cards, tokens and pieces": r"^\s*limit\b",
     "`A to B` is for declarations; in a rule, the numbers from A to B are `range(A, B)`": r"\bto\b",
     '`labelled` comes after the prompt: `choose NAME from ... as "PROMPT" labelled EXPR`': r"\blabelled\b.*\bas\b",
-    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`":
-        r"^\s*(draw|create)\s",
+    "a count that is a name or a sum goes in brackets: `draw (N) from ZONE to ZONE`, `create (N) KIND in ZONE`, `deal (N) from ...`":
+        r"(^|:)\s*(draw|create|deal)\s",
     "a count that is a name or is worked out goes in brackets: `, 1 to (count(hand)) of them`, `, up to (N) of them`":
         r",\s*(\d+\s+to\s+|up\s+to\s+)?[A-Za-z_]",
     '`choose` takes its parts in this order: `choose NAME from C where CONDITION, N of them by PLAYER '
@@ -1352,13 +1355,16 @@ class AstBuilder(Transformer):
         piece at a time, to the players still in, in seat order from p (player 1 if not
         given): loops of `draw 1` with variables no rule can name. `deal all` deals until
         the source is empty."""
-        count, source, zone, start = children
+        count, source, zone, key, start = children
         span = self._span(meta)
         if start is None:  # player 1: the same seat in any section (`player` is not, W412)
             start = n.Call("seat", (n.Literal(0, span=span),), span=span)
         seat = n.Name("(dealt to)", span=span)
         one = n.Literal(1, span=span)
-        target = n.Of(n.Name(str(zone), span=self._tok_span(zone)), seat, span=self._tok_span(zone))
+        left = n.Name(str(zone), span=self._tok_span(zone))
+        if key is not None:  # `slot[k] of each player`: one zone of a declaration with keys
+            left = n.Index(left, key, span=_joined(left.span, key.span))
+        target = n.Of(left, seat, span=left.span)
         round_ = n.ForEach("(dealt to)", n.Call("starting_with", (n.Name("remaining", span=span), start), span=span),
                            (n.Draw(one, source, target, up_to=count == "all", span=span),), span=span)
         if count == "all":
