@@ -34,7 +34,10 @@ DESIGNER_HIDDEN = ("blackjack", "cheat", "coloretto", "crazy-eights", "for-sale"
                    "las-vegas", "bang-dice", "llama", "flip7", "sevens", "high-society",
                    "dominion", "splendor", "azul", "whist", "old-maid", "cribbage", "the-mind",
                    "parade", "golf", "scat", "citadels", "modern-art", "ra", "schnapsen", "the-crew", "arboretum",
-                   "avalon", "fists", "kuhhandel", "mascarade", "spicy", "rps-league")
+                   "avalon", "fists", "kuhhandel", "mascarade", "spicy", "rps-league",
+                   "wizard", "skyjo", "sleeping-queens", "mille-bornes", "cabo", "one-night-werewolf", "sheepshead",
+                   "port-royal", "dungeon-roll", "sticheln", "haggis", "category-5")
+# (Phase 10 and Tichu: half a minute each; War and Beggar-my-neighbour: no decision to compare)
 # (Memory: mc takes minutes; Hold'em, Gin Rummy, Rummikub and 7 Wonders: half a minute each)
 FILES = sorted((ROOT / "games").glob("*.rules")) + sorted((ROOT / "tests" / "hidden_games").glob("*.rules")) + \
     [ROOT / "tests" / "scenarios" / "designer-games" / f"{name}.rules" for name in DESIGNER_HIDDEN]
