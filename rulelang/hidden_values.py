@@ -331,6 +331,12 @@ class HiddenValues:
             return _level(max(self.expr(a, env, element).level for a in node.args))
         if not node.args:
             return _WORST
+        family = self._zone_family(node.args[0], env, element)
+        if family is not None and len(node.args) > 1 and name not in ("subsets", "runs", "first", "last"):
+            # `sum(down of player, count(it))`: the items are zones, which every seat can name;
+            # each is read as the zone it is (how many pieces a hidden one holds is public)
+            which, one = family
+            return _level(max([which] + [self.expr(key, env, one).level for key in node.args[1:]]))
         first = self.expr(node.args[0], env, element)
         if name == "seat":
             return Value(first.level, first.level, first.me)
@@ -349,6 +355,17 @@ class HiddenValues:
         for arg in node.args[2:] if name == "runs" else ():  # `runs`' step
             level = max(level, self.expr(arg, env, element).level)
         return _level(level)
+
+    def _zone_family(self, node: n.Node, env, element) -> tuple[int, Value] | None:
+        """For the zones of a declaration with keys (`down`, `down of player`): how private
+        which zones they are, and what reading one of them reveals; None for anything else."""
+        c = self.c
+        if isinstance(node, n.Name) and self._keyed_zone(node.id, env):
+            return PUBLIC, self._zone(c.zones[node.id], None)
+        if isinstance(node, n.Of) and isinstance(node.left, n.Name) and self._keyed_zone(node.left.id, env):
+            owner = self.expr(node.right, env, element)
+            return owner.level, self._zone(c.zones[node.left.id], owner)
+        return None
 
     def _x_Attribute(self, node, env, element):
         return _level(self.expr(node.obj, env, element).level)

@@ -981,3 +981,18 @@ def test_a_counter_whose_owner_was_picked_in_secret_shows_only_to_its_owner():
         assert any(line.startswith(f"chips of player {owner + 1} = 1") for line in state.event_lines(0, owner))
     assert lines[0] == lines[1]
     assert not any("chips" in line for line in lines[0])
+
+
+def test_how_many_pieces_hidden_zones_of_a_keyed_declaration_hold_is_public():
+    """`sum(down of player, count(it))` reads how many cards each face-down slot holds, which
+    every seat sees: the choice under it shows to every seat (it read `(hidden)` once, and
+    bots had to guess it)."""
+    game = rulelang.load(ROOT / "tests" / "hidden_games" / "counts_of_hidden_places.rules")
+    state = game.new_initial_state(2)
+    rng = random.Random(1)
+    while state.current_player() == rulelang.CHANCE:
+        state.apply_action(state.sample_chance(rng))
+    state.apply_action([state.action_to_string(a) for a in state.legal_actions()].index("turn up"))
+    assert not state.pending[1].private
+    state.apply_action(0)
+    assert any(line.startswith("player 1 chooses turn up: 1") for line in state.event_lines(0, 1))
