@@ -47,7 +47,9 @@ class Views:
             return []
         spec = self.pending[1]
         picked = spec.picked(self, self.frames[-1][2])
-        if not spec.of_pieces:  # players or values: what every seat reads
+        if not spec.of_pieces:  # players or values: as the steps' lines show them
+            if (spec.private or spec.in_secret) and viewer not in ("all", self.pending[3]):
+                return []
             return [spec.describe(self, p) for p in picked]
         return [self._hidden_piece_text(p, i + 1, viewer) or self.describe_piece(p) for i, p in enumerate(picked)]
 
