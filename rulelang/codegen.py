@@ -959,6 +959,7 @@ class ExpressionCompiler:
         # the names written as items of a list (`[red, blue]`), by node id: E101's help for a label
         self._list_items: set[int] = set()
         self.namespace: dict[str, Any] = dict(HELPERS)
+        self.looping_over: tuple[str, ...] = ()  # the variables of the `for each`s whose items are compiled
         self.namespace["K"] = self.constants
         self.namespace["_U"] = UNSET
         # While compiling statements that become lines of a statement function: each use of a
@@ -1401,7 +1402,7 @@ class ExpressionCompiler:
                        node, help=f"name the piece whose `{name}` it is (`it.{name}`, `c.{name}`); over a list "
                        f"of zones, go through each zone: `sum(ZONES, sum(it, {name}))`")
             raise CompileError
-        if name in getattr(self, "looping_over", ()) and scope is not None and scope.element is not None:
+        if name in self.looping_over and scope is not None and scope.element is not None:
             self.error("E101", f"unknown name `{name}`: the loop's variable is made from these items, after "
                        "they are worked out", node, help="in the items' `where`, each item is `it`: "
                        "`for each p in players where score of it == 0:`")
@@ -1661,7 +1662,7 @@ class ExpressionCompiler:
         declared = self.zone_defs[name] if is_zone else self.counter_defs[name]
         what = "zone" if is_zone else "counter"
         if not declared.per_player:
-            if isinstance(node.right, n.Name) and node.right.id == "(dealt to)":  # `deal ... to ZONE of each player`
+            if isinstance(node.right, n.Name) and node.right.id == n.DEALT_TO:  # `deal ... to ZONE of each player`
                 self.error("E201", f"`deal` gives to a zone of each player; `{name}` is a shared {what}", node,
                            help=f"to put pieces in `{name}`, `draw N from ... to {name}`")
             else:

@@ -2391,7 +2391,7 @@ class _Code:
                 self.error("E201", f"{what} needs a number N, not {a_kind(count.kind)}", stmt.items.args[1],
                            help=f"count what you mean, such as {example}")
                 raise CompileError
-        self.compiler.looping_over = (*getattr(self.compiler, "looping_over", ()), stmt.var)
+        self.compiler.looping_over = (*self.compiler.looping_over, stmt.var)
         try:
             items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
         finally:

@@ -362,6 +362,10 @@ class While(Node):
     body: tuple[Node, ...]
 
 
+# The variable of a `deal`'s loop over the players (rulelang.parser): a name no rule can write.
+DEALT_TO = "(dealt to)"
+
+
 @attrs.frozen
 class ForEach(Node):
     """``for each name in items:``."""

@@ -733,6 +733,11 @@ def _misspelt_keyword(text: str, start: int) -> str | None:
 
 
 
+def _one_to(count: n.Node) -> n.Node:
+    """`range(1, COUNT)`: the items of a loop run COUNT times."""
+    return n.Call("range", (n.Literal(1, span=count.span), count), span=count.span)
+
+
 def _joined(first: Span | None, last: Span | None) -> Span | None:
     """The span from the start of ``first`` to the end of ``last``."""
     if first is None or last is None:
@@ -1331,8 +1336,7 @@ class AstBuilder(Transformer):
         if count is None:
             return n.Repeat(body, span=self._span(meta))
         # `repeat N times:` is `for each` over 1 to N, with a variable no rule can name
-        items = n.Call("range", (n.Literal(1, span=count.span), count), span=count.span)
-        return n.ForEach("(times)", items, body, span=self._span(meta))
+        return n.ForEach("(times)", _one_to(count), body, span=self._span(meta))
 
     def while_stmt(self, meta, children):
         return n.While(children[0], children[1], span=self._span(meta))
@@ -1359,21 +1363,20 @@ class AstBuilder(Transformer):
         span = self._span(meta)
         if start is None:  # player 1: the same seat in any section (`player` is not, W412)
             start = n.Call("seat", (n.Literal(0, span=span),), span=span)
-        seat = n.Name("(dealt to)", span=span)
+        seat = n.Name(n.DEALT_TO, span=span)
         one = n.Literal(1, span=span)
         left = n.Name(str(zone), span=self._tok_span(zone))
         if key is not None:  # `slot[k] of each player`: one zone of a declaration with keys
             left = n.Index(left, key, span=_joined(left.span, key.span))
         target = n.Of(left, seat, span=left.span)
-        round_ = n.ForEach("(dealt to)", n.Call("starting_with", (n.Name("remaining", span=span), start), span=span),
+        round_ = n.ForEach(n.DEALT_TO, n.Call("starting_with", (n.Name("remaining", span=span), start), span=span),
                            (n.Draw(one, source, target, up_to=count == "all", span=span),), span=span)
         if count == "all":
-            left = n.Compare("is not", source, n.EmptyLiteral(span=source.span), span=source.span)
-            return n.While(left, (round_,), span=span)
+            pieces_left = n.Compare("is not", source, n.EmptyLiteral(span=source.span), span=source.span)
+            return n.While(pieces_left, (round_,), span=span)
         if isinstance(count, Token):
             count = n.Literal(self._int(count), span=self._tok_span(count))
-        return n.ForEach("(deal rounds)", n.Call("range", (n.Literal(1, span=count.span), count), span=count.span),
-                         (round_,), span=span)
+        return n.ForEach("(deal rounds)", _one_to(count), (round_,), span=span)
 
     def deal_all(self, meta, children):
         return "all"
