@@ -38,6 +38,7 @@ from .turnkey import TurnKeys
 MAX_STATES = 2_000_000  # states valued in one analysis
 MAX_STEPS = 400  # steps (decisions and outcomes) from the start of the analysis to the turn's end
 PROGRESS_EVERY = 4096  # states valued between two calls of an analysis's ``progress``
+TURN_END = "(the turn's end)"  # an end's key: (TURN_END, its value)
 TIE = 1e-9  # values this close score alike (``best_action`` with a random tie-break)
 
 
@@ -174,6 +175,7 @@ class Analysis:
         self.max_states, self.max_steps = max_states, max_steps
         # ``progress(states)`` is told the states valued so far, every PROGRESS_EVERY of them
         self._progress = progress
+        self._ends = 0  # the turn's ends reached (they share a node per value)
         self._next_report = max_states if progress is None else min(max_states, PROGRESS_EVERY)
         self.turn, self.round = root.turn_number, root.round_number
         self.baseline = objective.baseline(root, self.seat)
@@ -206,7 +208,7 @@ class Analysis:
 
     def _value(self, state: State, key: tuple, depth: int, parent, action):
         if self._over(state):
-            value = key[1]  # (worked out in ``_step``, which keys a turn's end with it)
+            value = key[1]  # (worked out in ``_step``, which keys a turn's end by it)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
             node = self.nodes[key] = [value, "end", (), parent, action, key]
@@ -214,11 +216,12 @@ class Analysis:
             return value
         if depth >= self.max_steps:
             raise self._too_long()
-        if len(self.nodes) >= self._next_report:
-            if len(self.nodes) >= self.max_states:
+        valued = len(self.nodes) + self._ends
+        if valued >= self._next_report:
+            if valued >= self.max_states:
                 raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
-            self._next_report = min(self.max_states, len(self.nodes) + PROGRESS_EVERY)
-            self._progress(len(self.nodes))
+            self._next_report = min(self.max_states, valued + PROGRESS_EVERY)
+            self._progress(valued)
         node = [None, None, None, parent, action, key]  # no value yet: on the path being played
         self.nodes[key] = node
         player = state.current_player()
@@ -278,17 +281,24 @@ class Analysis:
         """The state after ``action`` (played in ``state`` itself when ``in_place``), played on
         through decisions with one option: (that state, its key, the options played, its memo
         entry or None)."""
-        child = state if in_place else state.clone(tracing=False)
+        # (a copy of a state that records nothing and knows nothing: ``clone`` without its checks)
+        child = state if in_place else state._copy()
         child.apply_action(action)
+        forced, key = self._settle(child, depth)
+        return child, key, forced, self.nodes.get(key)
+
+    def _settle(self, child: State, depth: int) -> tuple:
+        """Plays on the decisions of ``child`` that have one option (``_forced``); (the options
+        played, the key of the state reached)."""
         pending = child.pending
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
-        key = self._keys.key(child)
-        if self._over(child):
-            # the turn is over: what the objective reads there may be what a key leaves out (the
-            # faces of dice the next turn rolls first), so its value is part of the key
-            key = (key, self.objective.value(child, self.seat, self.baseline))
-        return child, key, forced, self.nodes.get(key)
+        if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
+            # the turn is over: its value is all that counts, so the ends of equal value are one
+            # (each end reached counts towards ``max_states``, which bounds the work)
+            self._ends += 1
+            return forced, (TURN_END, self.objective.value(child, self.seat, self.baseline))
+        return forced, self._keys.key(child)
 
     def _over(self, state: State) -> bool:
         """Whether the turn valued is over in ``state``: stopped where it ended, or where a turn
@@ -432,7 +442,7 @@ class Analysis:
         for action in ([guess] if guess in actions else []) + actions:
             child = state.clone(tracing=False)
             child.apply_action(action)
-            if self._keys.key(child) == key:
+            if self._settle(child, 0)[1] == key:
                 return action
         return None
 

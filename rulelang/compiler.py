@@ -2654,6 +2654,18 @@ class _Code:
         begin.uses_counters = any(getattr(f, "uses_counters", True) for f in parts)
         for function in (advance, finish, more, options_left, picked, not_done):
             function.zones_read, function.uses_counters = frozenset(), False
+        # What each reads and writes of the frame, for rulelang.liveness: the chain's state is
+        # dead once the list is made, so the analysis merges states that chose alike
+        used = [getattr(f, "slots_used", None) for f in parts]
+        begin.slots_used = None if None in used else frozenset().union(*used)
+        begin.slots_killed = frozenset((chain,))
+        advance.slots_used, advance.slots_killed = frozenset((chain, pick)), frozenset()
+        finish.slots_used, finish.slots_killed = frozenset((chain,)), frozenset((slot,))
+        for function in (more, options_left, picked):
+            function.slots_used = frozenset((chain,))
+        not_done.slots_used = frozenset((pick,))
+        for function in (begin, advance, finish):
+            function.jumps = frozenset()  # each goes on at the next instruction
 
         element = SINGLE_FOR.get(kind, "any") if of_values else "piece"
         one_json = _jsoner(element)
@@ -2791,9 +2803,16 @@ class _Code:
         if once is not None:
             # A power already used is not offered at all: no decision to decline it.
             if chooser is None:
-                self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: st.once_open(once, st.player), end)
+                def is_open(st, fr):
+                    return st.once_open(once, st.player)
             else:
-                self.emit(m.OP_JUMP_IF_NOT, lambda st, fr: st.once_open(once, chooser(st, fr)), end)
+                def is_open(st, fr):
+                    return st.once_open(once, chooser(st, fr))
+            # what it reads, for rulelang.liveness and rulelang.faces: what the chooser reads
+            for mark, nothing, unknown in (("slots_used", frozenset(), None), ("zones_read", frozenset(), None),
+                                           ("uses_counters", False, True)):
+                setattr(is_open, mark, nothing if chooser is None else getattr(chooser, mark, unknown))
+            self.emit(m.OP_JUMP_IF_NOT, is_open, end)
         index = self.emit(m.OP_BRANCH, None)
         take = self.label()
         self.place(take)

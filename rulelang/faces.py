@@ -17,7 +17,9 @@ piece of that zone before a roll of the whole zone replaces their faces:
   (written by hand) reads every zone.
 - **Variables and counters.** A variable may hold pieces of any zone read where it is named or
   chosen into (every scope, every place: flow-insensitive), a procedure's parameter those of
-  its calls' arguments, and a counter those of anything that names a counter.
+  its calls' arguments, and a counter those of anything that names a counter; but a variable
+  or a game's counters that the compiler knows hold only numbers, text, players or none
+  (``Procedure.number_slots``, ``CounterDef.numbers_only``) hold no piece.
 - **Kills.** `roll Z` of a whole shared zone replaces the faces of its dice.
 - **Calls and turns.** A call goes on into the procedure called; a return goes back to after
   every call of its procedure, `end turn` to after every start of a turn.
@@ -155,6 +157,8 @@ class FaceLiveness:
         """(procedure, slot) -> the zones whose pieces the slot may hold; COUNTERS -> those a
         counter may hold: to a fixed point, since a variable may be made from another."""
         origins: dict = {}
+        # a counter set only to numbers, text, players or none holds no piece (CounterDef.numbers_only)
+        pieces_in_counters = not all(counter.numbers_only for counter in self.game.counters)
         writes = []  # (function, procedure, the slots it names or writes, whether it names counters)
         for index, procedure in enumerate(self._procedures):
             every = frozenset(range(procedure.slot_count))
@@ -177,10 +181,10 @@ class FaceLiveness:
                 function, index, slots, counters = entry[:4]
                 read = self._reads(function, index, origins)
                 if len(entry) > 4:
-                    targets = [(entry[4], slot) for slot in entry[5]]
+                    targets = [(entry[4], slot) for slot in entry[5] if not self._number_slot(entry[4], slot)]
                 else:
-                    targets = [(index, slot) for slot in slots]
-                if counters:
+                    targets = [(index, slot) for slot in slots if not self._number_slot(index, slot)]
+                if counters and pieces_in_counters:
                     targets.append(COUNTERS)
                 for target in targets:
                     before = origins.get(target, frozenset())
@@ -188,6 +192,11 @@ class FaceLiveness:
                         origins[target] = before | read
                         changed = True
         return origins
+
+    def _number_slot(self, procedure: int, slot: int) -> bool:
+        """Whether a variable only ever holds numbers, text, players or none: no piece."""
+        numbers = self._procedures[procedure].number_slots
+        return slot < len(numbers) and numbers[slot]
 
     def _reads(self, function, procedure: int, origins: dict | None = None) -> frozenset[str]:
         origins = self._origins if origins is None else origins

@@ -46,7 +46,9 @@ class _OrderReads:
     def __init__(self, tree: n.RulesFile, compares: frozenset[n.Node]):
         self.zones = {item.name for item in tree.items if isinstance(item, n.ZoneDecl)}
         # zones declared with keys: `row[2]` picks one of them by its key, which reads no order
-        self.keyed = {item.name for item in tree.items if isinstance(item, n.ZoneDecl) and item.keys}
+        # zones and counters declared with keys: `row[2]`, `box[ones]` pick one of them by its key,
+        # which reads no order
+        self.keyed = {item.name for item in tree.items if isinstance(item, (n.ZoneDecl, n.CounterDecl)) and item.keys}
         self.defines = {item.name: item for item in tree.items if isinstance(item, n.DefineDecl)}
         self.procedures = {item.name: item for item in tree.items if isinstance(item, n.ProcedureDecl)}
         self.compares = compares
@@ -164,6 +166,9 @@ class _OrderReads:
             if node.func in SCALAR_FUNCTIONS:
                 return frozenset()
             define = self.defines.get(node.func)
+            if define is not None and define.params:
+                # its parameters carry their arguments' zones, from every call (``_call``)
+                return self.zones_of(define.value, env)
             found = self.zones_of(node.args, env)
             return found | self.zones_of(define.value, env) if define is not None else found
         if isinstance(node, (n.Compare, n.BoolOp, n.Not, n.Negate, n.Literal, n.EmptyLiteral)):

@@ -116,8 +116,8 @@ def test_every_game_values_alike_with_and_without_dead_faces(path):
     compared = 0
     for state in _states(game, seed=len(path.stem), count=16):
         try:
-            worked_out = analysis.Analysis(state, objective, max_states=3000)
-            every_face = analysis.Analysis(state, attrs.evolve(objective, reads=None), max_states=6000)
+            worked_out = analysis.Analysis(state, objective, max_states=6000)
+            every_face = analysis.Analysis(state, attrs.evolve(objective, reads=None), max_states=12000)
         except (analysis.AnalysisRefused, RuntimeFault):
             continue  # a turn too long to value here: the next state
         compared += 1

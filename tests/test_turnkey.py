@@ -14,6 +14,7 @@ from test_analysis import TWO_ROLLS, _pickomino_after_four_fives
 
 import rulelang
 from rulelang import analysis, model, turnkey
+from rulelang.faces import instruction_functions
 from rulelang.liveness import GameLiveness
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,6 +56,30 @@ def test_a_chosen_symbol_is_dead_once_moved():
     assert symbol not in live.live(choose, "choose")
     assert symbol in live.live(choose + 1)
     assert symbol not in live.live(branch, "branch")
+
+
+# files with the language's hand-written pieces of code: choices of several, powers used once
+_MARKED = sorted(p for p in [*(ROOT / "games").glob("*.rules"), *(ROOT / "tests" / "language").glob("*.rules"),
+                             *(ROOT / "tests" / "scenarios" / "designer-games").glob("*.rules")]
+                 if " of them" in p.read_text(encoding="utf-8") or " once per " in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", _MARKED, ids=lambda p: p.stem)
+def test_every_function_says_what_it_reads(path):
+    """Liveness and dead faces take a function without its marks to read every variable and
+    every zone and to go anywhere: one such function keeps every variable of its procedure in
+    every key (a choice of several once did: Generala's turn had hundreds of thousands of states)."""
+    game = rulelang.load(path)
+    for procedure in game.procedures:
+        for op, a, b, _ in procedure.code:
+            for function in instruction_functions(op, a, b):
+                if function is None:
+                    continue
+                missing = [mark for mark in ("slots_used", "zones_read", "uses_counters")
+                           if getattr(function, mark, None) is None]
+                if op == model.OP_EXEC and getattr(function, "jumps", None) is None:
+                    missing.append("jumps")
+                assert not missing, f"{procedure.name}: {function.__qualname__} lacks {missing}"
 
 
 class _NothingMerged(turnkey.TurnKeys):
