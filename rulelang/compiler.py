@@ -2089,7 +2089,10 @@ class _Code:
         if from_variable and not is_seat:
             self.compiler.counters_from_variables.setdefault(target.name, set()).add(named)
             self.compiler.counters_set_from.setdefault(target.name, []).append((named, stmt.value))
-        if value.kind not in _NO_PIECE_KINDS:
+        # (`+=` on a counter that starts as a number makes a number, whatever is added: a piece's
+        # id added to a score is no piece)
+        arithmetic = stmt.op != "=" and self.compiler.counter_starts.get(target.name) in ("int", "bool")
+        if value.kind not in _NO_PIECE_KINDS and not arithmetic:
             self.compiler.loose_counters.add(target.name)
         if stmt.op == "=" and value.kind == "none":
             pass

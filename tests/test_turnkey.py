@@ -196,3 +196,11 @@ winner:
     marks = state.zones[state.zone_index("board")]
     assert len(marks) == 2 and all(p in keys.alike for p in marks)
     assert [keys.canon[p] for p in dice] == before and keys.canon[marks[0]] not in before
+
+
+def test_a_counter_added_to_holds_numbers():
+    """`climbed[c] of player += runner[c]` (Can't Stop): a counter that starts as a number and is
+    only added to holds numbers, whatever the value added reads as, so the key never looks in it
+    for a die's id (an id there keeps every die apart by its id)."""
+    game = rulelang.load(ROOT / "tests" / "scenarios" / "designer-games" / "cantstop.rules")
+    assert all(counter.numbers_only for counter in game.counters)
