@@ -728,17 +728,20 @@ def slots_used(source: str) -> frozenset[int] | None:
 
 
 _TOP_ASSIGN = re.compile(r"fr\[(\d+)\] = (?!=)")
+_TOP_FOR = re.compile(r"for fr\[(\d+)\] in ")
 _EXITS = re.compile(r"\b(?:return|yield)\b")
 
 
 def slots_killed(lines: list[str]) -> frozenset[int]:
     """The frame slots a statement function surely writes before it reads them and before it
-    can return (``fr[0] = ...`` at the top of its body, ahead of any `return`): what they held
-    before is never read (rulelang.liveness)."""
+    can return (``fr[0] = ...`` at the top of its body, ahead of any `return`, or a loop's
+    variable, ``for fr[0] in ...:``): what they held before is never read (rulelang.liveness)."""
     killed: set[int] = set()
     read: set[int] = set()
     for line in lines:
-        assign = _TOP_ASSIGN.match(line)
+        # a loop's variable is written by the loop before its body reads it, and no line after
+        # the loop names it (its scope is the body): what it held before is never read
+        assign = _TOP_ASSIGN.match(line) or _TOP_FOR.match(line)
         rest = line[assign.end():] if assign else line
         for match in _FRAME_USE.finditer(rest):
             if match.group(1) is None:

@@ -204,3 +204,15 @@ def test_a_counter_added_to_holds_numbers():
     for a die's id (an id there keeps every die apart by its id)."""
     game = rulelang.load(ROOT / "tests" / "scenarios" / "designer-games" / "cantstop.rules")
     assert all(counter.numbers_only for counter in game.counters)
+
+
+def test_a_loops_variable_is_dead_before_its_loop():
+    """Can't Stop's `for each p in pairings` and `for each c in ...` run inside the turn's
+    `repeat`: what a loop's variable held from the last time round is never read (the loop
+    sets it first, and no line after the loop names it), so at "stop or roll" no variable of
+    the turn is live."""
+    game = rulelang.load(ROOT / "tests" / "scenarios" / "designer-games" / "cantstop.rules")
+    index = _turn_procedure(game)
+    procedure = game.procedures[index]
+    branch = [op for op, *_ in procedure.code].index(model.OP_BRANCH)
+    assert not GameLiveness(game).of(index).live(branch, "branch")
