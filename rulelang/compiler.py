@@ -2399,8 +2399,13 @@ class _Code:
             items, kind = self.compiler.collection_code(stmt.items, scope, self.slots, "`for each`")
         finally:
             self.compiler.looping_over = self.compiler.looping_over[:-1]
-        pending = self.slots.new("(for items)", "for pieces" if SINGLE_FOR.get(kind) == "piece" else "any")
-        var = self.slots.new(stmt.var, SINGLE_FOR.get(kind, "any"))
+        # `repeat N times`, `deal N` and `range(...)` loop over numbers: their slots hold no piece
+        # (the turn key need not look in them for the id of one, rulelang.turnkey)
+        numbers = stmt.var in ("(times)", "(deal rounds)") or (
+            isinstance(stmt.items, n.Call) and stmt.items.func == "range")
+        pending = self.slots.new("(for items)", "int" if numbers else "for pieces"
+                                 if SINGLE_FOR.get(kind) == "piece" else "any")
+        var = self.slots.new(stmt.var, "int" if numbers else SINGLE_FOR.get(kind, "any"))
         if self._python(stmt):
             inner = Scope(scope)
             inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))

@@ -126,8 +126,7 @@ class TurnKeys:
         try:  # frozen only where a live value is not hashable as it is (a list, a set)
             hash(lives)
         except TypeError:
-            frames, lives = self._frozen_frames(waiting, stack)
-            ids = lives
+            frames, lives, ids = self._frozen_frames(waiting, stack)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         faces = tuple(state.dynamic[0])
         shown = self.by_faces.get(faces)
@@ -274,9 +273,11 @@ class TurnKeys:
         for i, frame in enumerate(stack):
             yield i, frame, self._live_slots((frame[0], frame[1], waiting if i == top else None, frame[3]))
 
-    def _frozen_frames(self, waiting: str | None, stack: list) -> tuple[tuple, tuple]:
-        """``_plan``'s frame keys and live values, where a live value is not hashable as it is."""
-        frames, lives = [], []
+    def _frozen_frames(self, waiting: str | None, stack: list) -> tuple[tuple, tuple, tuple]:
+        """``_plan``'s frame keys, live values and those that may hold a piece's id, where a
+        live value is not hashable as it is."""
+        frames, lives, ids = [], [], []
+        procedures = self.game.procedures
         for _, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
                 frames.append((frame[0], frame[1], (), frame[3]))
@@ -284,7 +285,12 @@ class TurnKeys:
             live = _freeze(tuple(frame[2]) if slots is None else tuple(frame[2][k] for k in slots))
             lives.append(live)
             frames.append((frame[0], frame[1], live, frame[3]))
-        return tuple(frames), tuple(lives)
+            numbers = procedures[frame[0]].number_slots
+            if slots is None:
+                ids.append(live)
+            elif any(k >= len(numbers) or not numbers[k] for k in slots):  # (a number is no piece's id)
+                ids.append(tuple(value for k, value in zip(slots, live) if k >= len(numbers) or not numbers[k]))
+        return tuple(frames), tuple(lives), tuple(ids)
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
         """The zones (by number) whose dice ``state``'s key leaves without their faces: no way
