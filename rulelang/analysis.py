@@ -441,6 +441,7 @@ class Analysis:
         actions = state.legal_actions()
         for action in ([guess] if guess in actions else []) + actions:
             child = state.clone(tracing=False)
+            child.stop_at_turn_end = True  # (an end is valued where the turn stops, as in the analysis)
             child.apply_action(action)
             if self._settle(child, 0)[1] == key:
                 return action
