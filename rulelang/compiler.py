@@ -2403,9 +2403,11 @@ class _Code:
         # (the turn key need not look in them for the id of one, rulelang.turnkey)
         numbers = stmt.var in ("(times)", "(deal rounds)") or (
             isinstance(stmt.items, n.Call) and stmt.items.func == "range")
-        pending = self.slots.new("(for items)", "int" if numbers else "for pieces"
-                                 if SINGLE_FOR.get(kind) == "piece" else "any")
-        var = self.slots.new(stmt.var, "int" if numbers else SINGLE_FOR.get(kind, "any"))
+        if numbers:
+            pending, var = self.slots.new("(for items)", "int"), self.slots.new(stmt.var, "int")
+        else:
+            pending = self.slots.new("(for items)", "for pieces" if SINGLE_FOR.get(kind) == "piece" else "any")
+            var = self.slots.new(stmt.var, SINGLE_FOR.get(kind, "any"))
         if self._python(stmt):
             inner = Scope(scope)
             inner.names[stmt.var] = (f"fr[{var}]", SINGLE_FOR.get(kind, "any"))

@@ -19,7 +19,7 @@ piece of that zone before a roll of the whole zone replaces their faces:
   chosen into (every scope, every place: flow-insensitive), a procedure's parameter those of
   its calls' arguments, and a counter those of anything that names a counter; but a variable
   or a game's counters that the compiler knows hold only numbers, text, players or none
-  (``Procedure.number_slots``, ``CounterDef.numbers_only``) hold no piece.
+  (``Procedure.may_hold_piece``, ``CounterDef.numbers_only``) hold no piece.
 - **Kills.** `roll Z` of a whole shared zone replaces the faces of its dice.
 - **Calls and turns.** A call goes on into the procedure called; a return goes back to after
   every call of its procedure, `end turn` to after every start of a turn.
@@ -180,10 +180,9 @@ class FaceLiveness:
             for entry in writes:
                 function, index, slots, counters = entry[:4]
                 read = self._reads(function, index, origins)
-                if len(entry) > 4:
-                    targets = [(entry[4], slot) for slot in entry[5] if not self._number_slot(entry[4], slot)]
-                else:
-                    targets = [(index, slot) for slot in slots if not self._number_slot(index, slot)]
+                # (a variable of numbers holds no piece)
+                procedure, written = (entry[4], entry[5]) if len(entry) > 4 else (index, slots)
+                targets = [(procedure, slot) for slot in written if self._procedures[procedure].may_hold_piece(slot)]
                 if counters and pieces_in_counters:
                     targets.append(COUNTERS)
                 for target in targets:
@@ -192,11 +191,6 @@ class FaceLiveness:
                         origins[target] = before | read
                         changed = True
         return origins
-
-    def _number_slot(self, procedure: int, slot: int) -> bool:
-        """Whether a variable only ever holds numbers, text, players or none: no piece."""
-        numbers = self._procedures[procedure].number_slots
-        return slot < len(numbers) and numbers[slot]
 
     def _reads(self, function, procedure: int, origins: dict | None = None) -> frozenset[str]:
         origins = self._origins if origins is None else origins

@@ -261,6 +261,10 @@ class Procedure:
     # see holds: the choices made inside show their line to their chooser alone
     secret_calls: frozenset[int] = frozenset()
 
+    def may_hold_piece(self, slot: int) -> bool:
+        """Whether slot ``slot`` may hold a piece (its id): not known to hold numbers only."""
+        return slot >= len(self.number_slots) or not self.number_slots[slot]
+
 
 @attrs.frozen
 class Shown:

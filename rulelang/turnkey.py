@@ -158,8 +158,7 @@ class TurnKeys:
                     given = tuple(tuple(map(place, group)) for group in given)
                 else:
                     given = options = _freeze(given)
-                    numbers = self.game.procedures[stack[-1][0]].number_slots
-                    if spec.slot < len(numbers) and numbers[spec.slot]:
+                    if not self.game.procedures[stack[-1][0]].may_hold_piece(spec.slot):
                         options = None  # numbers, labels, players: never a piece's id
             else:
                 given = _freeze(given)
@@ -232,12 +231,12 @@ class TurnKeys:
             live = f"tuple(f[{i}][2])" if slots is None else "(" + "".join(f"f[{i}][2][{k}], " for k in slots) + ")"
             lives.append(live)
             frames.append(f"({frame[0]!r}, {frame[1]!r}, {live}, {frame[3]!r})")
-            numbers = procedures[frame[0]].number_slots
             if slots is None:
                 ids.append(live)
-            elif any(k >= len(numbers) or not numbers[k] for k in slots):  # (a number is no piece's id)
-                ids.append("(" + "".join(f"f[{i}][2][{k}], " for k in slots
-                                         if k >= len(numbers) or not numbers[k]) + ")")
+            else:
+                held = [k for k in slots if procedures[frame[0]].may_hold_piece(k)]  # (a number is no piece's id)
+                if held:
+                    ids.append("(" + "".join(f"f[{i}][2][{k}], " for k in held) + ")")
         frame_keyer = eval(  # noqa: S307 - source is generated from numbers
             f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}), "
             f"({''.join(v + ', ' for v in ids)}))")
@@ -285,11 +284,12 @@ class TurnKeys:
             live = _freeze(tuple(frame[2]) if slots is None else tuple(frame[2][k] for k in slots))
             lives.append(live)
             frames.append((frame[0], frame[1], live, frame[3]))
-            numbers = procedures[frame[0]].number_slots
             if slots is None:
                 ids.append(live)
-            elif any(k >= len(numbers) or not numbers[k] for k in slots):  # (a number is no piece's id)
-                ids.append(tuple(value for k, value in zip(slots, live) if k >= len(numbers) or not numbers[k]))
+            else:
+                held = tuple(value for k, value in zip(slots, live) if procedures[frame[0]].may_hold_piece(k))
+                if held:
+                    ids.append(held)
         return tuple(frames), tuple(lives), tuple(ids)
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
