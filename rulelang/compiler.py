@@ -234,6 +234,9 @@ class Compiler(ExpressionCompiler):
         self.limits = limits
         self.option_values = options
         self.diagnostics: list[Diagnostic] = []
+        # names declared twice (E102): what a use of one means is unsettled, so its uses get no
+        # kind errors of their own (each would only repeat the E102)
+        self.declared_twice: set[str] = set()
         self.tree = self._option_ranges_worked_out(tree)
         # the turns are followed by a test for another turn only in a game that may give one
         self.takes_another_turn = any(isinstance(node, n.AnotherTurn) for node in walk(self.tree.items))
@@ -309,6 +312,8 @@ class Compiler(ExpressionCompiler):
 
     # ------------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, node: n.Node | None, help: str | None = None) -> None:
+        if code == "E201" and node.__class__ is n.Name and node.id in self.declared_twice:
+            return
         diagnostic = Diagnostic(code, message, node.span if node else None, help=help)
         if not any(d == diagnostic and d.span == diagnostic.span for d in self.diagnostics[-20:]):
             self.diagnostics.append(diagnostic)  # a table cell is compiled at each call: reported once
@@ -393,9 +398,12 @@ class Compiler(ExpressionCompiler):
         def declare(name: str, node: n.Node, table: dict) -> None:
             if name in seen:
                 first = seen[name].span
+                self.declared_twice.add(name)
                 self.diagnostics.append(Diagnostic(
                     "E102", f"`{name}` is declared twice", node.span,
-                    notes=(f"first declared at {first.where()}",) if first else ()))
+                    notes=((f"first declared at {first.where()}",) if first else ()) + (
+                        f"the uses of `{name}` are not checked until it names one thing",),
+                    help="rename one of them"))
                 return
             seen[name] = node
             table[name] = node
