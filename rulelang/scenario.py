@@ -471,6 +471,9 @@ class _Runner:
         self.expected_fault: str | None = None
         self.faulted_at: Step | None = None
         self.rng = random.Random(scenario.seed) if scenario.seed is not None else None
+        # the last step before which `seed:` drew chance: (that step, what it drew), for the
+        # failure of a scripted draw or roll the seed already took
+        self.seeded: tuple[Step, str] | None = None
 
     # -- failures
     def fail(self, message: str) -> None:
@@ -515,6 +518,8 @@ class _Runner:
             self.step = step
             self.before_step(step)
             getattr(self, "_" + step.kind.replace(" ", "_"))(step)
+            if step.kind in ("roll", "draw", "choose"):
+                self.seeded = None  # (what the seed drew before served this step)
             self.steps_run += 1
         if self.scenario.forced_played and self.scenario.steps:  # the sections at the end see them played too
             self.play_forced()
@@ -540,6 +545,7 @@ class _Runner:
             return
         dice = step.kind in ("roll", "expect roll")  # these leave a pending roll for the step
         while state.current_player() == CHANCE and (not dice or state.prompt() in ("draw", "shuffle")):
+            self.seeded = (step, state.prompt())
             self.act(state.sample_chance(self.rng))
 
     def before_step(self, step: Step) -> None:
@@ -615,7 +621,7 @@ class _Runner:
         if self.faulted_at is not None:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         if state.current_player() != CHANCE or state.prompt() not in ("draw", "shuffle"):
-            self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending")
+            self.fail(f"a draw was scripted{which}, but no draw or shuffle is pending" + self._seed_took("draw"))
         found = [p for p in state.legal_actions() if state.describe_piece(p) == name]
         if not found:  # a die named by its kind alone: whatever face it still shows from its last roll
             kinds = self.game.kinds
@@ -629,12 +635,23 @@ class _Runner:
             self.fail(f"no piece `{name}` to draw{which}{hint}")
         self.act(found[0])  # pieces with one name are alike: any of them is the same draw
 
+    def _seed_took(self, kind: str) -> str:
+        """Why a scripted draw or roll (``kind``) found none pending, when `seed:` drew one of
+        that kind before an earlier step of another kind (a `check`)."""
+        if self.seeded is None:
+            return ""
+        step, drawn = self.seeded
+        if step is self.step or (drawn == "roll") != (kind == "roll"):
+            return ""
+        return (f": `seed:` drew the pending {drawn} before the `{step.kind}` at line {step.line} (with `seed:`, "
+                f"chance is drawn before every step but `roll` and `draw`); script the {kind} before that line")
+
     def _roll(self, step: Step) -> None:
         state = self.state
         if self.faulted_at is not None:
             self.fail(f"the game faulted at line {self.faulted_at.line}; no step can follow")
         if state.current_player() != CHANCE:
-            self.fail("a roll was scripted, but no roll is pending")
+            self.fail("a roll was scripted, but no roll is pending" + self._seed_took("roll"))
         if state.prompt() != "roll":
             self.fail(f"a roll was scripted, but a {state.prompt()} is pending: script it with `{state.prompt()} ...`")
         groups = [g.strip() for g in step.arg.split("|")]

@@ -341,6 +341,41 @@ steps:
     assert run_scenario(seeded).passed, run_scenario(seeded).message
 
 
+def test_a_check_before_a_scripted_draw_says_the_seed_took_it(tmp_path: Path) -> None:
+    """With `seed:`, chance is drawn before a `check`: a draw or roll scripted after it finds
+    none pending, and the failure says why and what to move."""
+    path = _write(tmp_path, f"""# a check first
+game: {HIGH_CARD}
+players: 2
+seed: 1
+steps:
+    check count(deck) >= 0
+    draw numbered 10, 1
+""")
+    assert ("no draw or shuffle is pending: `seed:` drew the pending draw before the `check` at line 6 (with "
+            "`seed:`, chance is drawn before every step but `roll` and `draw`); script the draw before that line"
+            ) in run_scenario(path).message
+    rolled = _write(tmp_path, """# a check first
+game: GAMES/pickomino.rules
+seed: 3
+steps:
+    check count(kept) == 0
+    roll 1 1 1 1 1 1 1 1
+""", "rolled.scenario")
+    assert "no roll is pending: `seed:` drew the pending roll before the `check` at line 5" in \
+        run_scenario(rolled).message
+    served = _write(tmp_path, """# the seed's roll served a decision first: no word of it
+game: GAMES/pickomino.rules
+seed: 3
+steps:
+    check count(kept) == 0
+    choose 4
+    roll 1 1 1 1 1 1 1 1
+""", "served.scenario")
+    message = run_scenario(served).message
+    assert "a roll was scripted, but no roll is pending" in message and "`seed:` drew" not in message
+
+
 def test_the_docs_list_every_header_section_and_step() -> None:
     doc = (ROOT.parent / "docs" / "language.md").read_text(encoding="utf-8")
     part = doc[doc.index("\n## 6. Scenario files"):]
