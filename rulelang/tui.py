@@ -297,16 +297,14 @@ def _sheet_text(counter, owner: str, counters_seen: dict) -> str:
 
 
 def _everything_seen(state: State) -> dict:
-    """The referee's board: every seat's observation merged, each zone and counter as the
-    seat that knows most of it sees it (a shared hidden zone stays a count), and the counters
-    no seat sees."""
+    """The referee's board: every zone's pieces (a deck in its order, a shared `secret` zone
+    no seat sees), every seat's observation merged for the rest (each counter as the seat that
+    knows most of it sees it), and the counters no seat sees."""
     merged = state.observation(None)
-    merged = {**merged, "zones": dict(merged.get("zones", {})), "counters": dict(merged.get("counters", {}))}
+    merged = {**merged, "zones": dict(state.observation("all").get("zones", {})),
+              "counters": dict(merged.get("counters", {}))}
     for seat in range(state.n):
         seen = state.observation(seat)
-        for name, value in seen.get("zones", {}).items():
-            if isinstance(value, list) or name not in merged["zones"]:
-                merged["zones"][name] = value
         for name, value in seen.get("counters", {}).items():
             if not isinstance(value, dict):
                 merged["counters"][name] = value

@@ -765,6 +765,22 @@ def test_the_referees_board_names_a_counters_card_that_no_seat_sees(tmp_path):
     assert "lead_card  pc 6" in referee and "lead_card  a hidden pc" in seat
 
 
+def test_the_referees_board_shows_every_zone_no_seat_sees(tmp_path):
+    """A shared `secret` zone (cards laid face down) and a shared hidden one: no seat sees their
+    pieces, the referee's board names them (it showed `?` and a count); a seat's board does not."""
+    path = tmp_path / "face_down.rules"
+    path.write_text('game "Face down":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 3\n\n'
+                    'zone deck: shared pile, hidden\nzone down: shared pile, secret\n\n'
+                    'setup:\n    rule lay:\n        create pc in deck\n        move top(deck) to down\n\n'
+                    'turn:\n    rule pick:\n        choose n from [1, 2]\n        end game\n\n'
+                    'winner:\n    rule nobody: most 0\n')
+    state = rulelang.load(path).new_initial_state(2)
+    referee = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
+    seat = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
+    assert "down  pc 3" in referee and "deck  pc 1 2" in referee
+    assert "pc 3" not in seat and "pc 1" not in seat
+
+
 def test_a_piece_from_under_a_top_only_zones_top_is_named_to_no_one_else():
     """top_only_below.rules: after a shuffle, the bottom piece goes to the player's hand (the
     other seat counts it), then the top piece (everyone saw it on top: named to all)."""
