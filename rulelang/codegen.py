@@ -710,6 +710,7 @@ def _equal(st, a, b):
 
 _ZONE_MARK = re.compile(r"_Z([RW])(\d+)_")  # see ``ExpressionCompiler.zone_mark``
 _ZONE_MARK_READ = re.compile(r"_ZR(\d+)_")
+_MOVE_LINE = re.compile(r"st\.move\(_m\d+, (.*), (?:True|False), \d+\)$")  # its destination (``moves_into``)
 _ANY_PIECE = "_ZANY_"  # see ``ExpressionCompiler.any_piece``
 _WHOLE_ZONE = re.compile(r"^st\.zones\[_ZR(\d+)_\]$")
 _USES_COUNTERS = re.compile(r"\bst\.(?:counters\b|set_counter\b|counter_base\b)")  # reads or sets a counter
@@ -1033,12 +1034,14 @@ class ExpressionCompiler:
         def one(match):
             zone = self.zone_marks[int(match.group(1))]
             return match.group(0) if zone.sort_column is not None else f"_ZW{match.group(1)}_"
+        if len(set(_ZONE_MARK.findall(code))) > 1:  # (`pile of first(players where sum(cup) > 3)` reads cup)
+            return code
         return _ZONE_MARK_READ.sub(one, code)
 
     def unmarked(self, code: str) -> tuple[str, frozenset[str]]:
         """``code`` with its zone marks turned into ordinals, and the names of the zones whose
-        pieces it may read: every zone ("*") where it reaches pieces by kind or through a zone
-        a piece carries."""
+        pieces it may read: every zone ("*") where it reaches pieces by kind (a zone a piece
+        carries is read by its name, which all such zones share)."""
         read: set[str] = set()
 
         def one(match):
@@ -1052,9 +1055,26 @@ class ExpressionCompiler:
                 code = code.replace(_ANY_PIECE, "")
                 read.add("*")
             code = _ZONE_MARK.sub(one, code)
-        if "st.pieces.by_kind" in code or "st.piece_zone" in code:
+        if "st.pieces.by_kind" in code:
             read.add("*")
         return code, frozenset(read)
+
+    def moves_into(self, body: list[str]) -> frozenset[str] | None:
+        """The names of the zones the moves of statement lines may put pieces into (``EVERY``
+        where a destination names no zone, or a piece's zone: any zone), None when no line
+        moves: which triggered rules a statement may set off, for rulelang.faces."""
+        names: set[str] = set()
+        moves = False
+        for text in body:
+            if "st.move(" not in text:
+                continue
+            moves = True
+            found = _MOVE_LINE.search(text)
+            marks = _ZONE_MARK.findall(found.group(1)) if found else ()
+            if not marks or "st.where" in found.group(1):
+                return frozenset("*")
+            names.update(self.zone_marks[int(index)].name for _, index in marks)
+        return frozenset(names) if moves else None
 
     def any_piece(self, code: str) -> str:
         """``code``, a value of any type used as a piece, marked for ``unmarked``: a number may
@@ -1095,6 +1115,7 @@ class ExpressionCompiler:
         function.slots_used = slots_used("\n".join(body))
         function.slots_killed = slots_killed(body)
         function.zones_read = zones_read
+        function.moves_into = self.moves_into(body)
         function.uses_counters = bool(_USES_COUNTERS.search(source))
         return function
 
@@ -1815,7 +1836,7 @@ class ExpressionCompiler:
 
     def _carried_zone(self, zone, carrier: Expr, node) -> Expr:
         """`perch of t`: the zone a piece carries; of several pieces, their zones."""
-        table = f"st.piece_zone[{zone.ordinal}]"
+        table = f"st.piece_zone[{self.zone_mark(zone)}]"
         if carrier.kind in ("piece", "any"):
             return Expr(f"{table}[{carrier.code}]", "zone", True)
         if carrier.kind in ("pieces", "zone", "zones"):

@@ -22,14 +22,24 @@ piece of that zone before a roll of the whole zone replaces their faces:
   (``Procedure.may_hold_piece``, ``CounterDef.numbers_only``) hold no piece.
 - **Kills.** `roll Z` of a whole shared zone replaces the faces of its dice.
 - **Calls and turns.** A call goes on into the procedure called; a return goes back to after
-  every call of its procedure, `end turn` to after every start of a turn.
-- **The turn's end.** The analysis stops at the first decision or roll after its turn (or
-  round) is over, or at the end of the game, and values the state by its objective. So at every
+  every call of its procedure. The analysis stops where a turn ends or another begins
+  (``State.stop_at_turn_end``), so nothing is read past either but what the turn is valued by.
+- **The turn's end.** The analysis stops where its turn ends, where a turn begins, at the
+  first decision or roll after its round is over, or at the end of the game, and values the
+  state by its objective. So at every
   decision, roll, draw or shuffle, at the end checks and at the game's end, the zones the
   objective reads (``leaf_reads``) are live, with those the end conditions and winner rules read.
 
-A game with rules set off by moves, or with zones that pieces carry, keeps every face live:
-those run in places this reading does not follow.
+- **Triggered rules.** A statement whose moves may put pieces into a zone a triggered rule's
+  `to` may name (a draw: any zone) may set that rule off: its condition is read there, and its
+  procedure runs after the statement, before what follows it (and before or after the other
+  rules the statement set off), like a call. Its `moved_from` and `moved_to` stand for the
+  zones its `from` and `to` name (any zone where one is left out); `moved` for those its `to`
+  names (`instead`: and its `from`), and those any triggered rule may move pieces into.
+- **Procedures a turn runs** return only into turns: a state in one of them run from the set-up
+  or a round's statements keeps every face (``safe_stack``).
+- **Zones pieces carry** share their name (`perch of t` for every tile `t`): a rule reading one
+  reads them all.
 """
 
 from __future__ import annotations
@@ -125,8 +135,7 @@ class FaceLiveness:
         self.game = game
         names = frozenset(zone.name for zone in game.zones)
         self.names = names
-        self.disabled = leaf_reads is None or bool(game.move_triggers) or \
-            any(zone.per_piece for zone in game.zones)
+        self.disabled = leaf_reads is None
         if self.disabled:
             return
         self._procedures = game.procedures
@@ -134,6 +143,8 @@ class FaceLiveness:
         try:
             self._returns = _returning(game)
             self._nexts = [successors(p, self._returns) for p in game.procedures]
+            self._fires = self._firing()
+            self.turn_world = self._in_turns()
             self._origins = self._slot_origins()
             ends = [check.test for check in game.ends + game.criteria + game.no_winner]
             leaf = frozenset(leaf_reads).union(*(objective_reads(f) for f in ends))
@@ -141,6 +152,9 @@ class FaceLiveness:
                 leaf = (leaf - {COUNTERS}) | self._origins.get(COUNTERS, frozenset())
             self.leaf = self._expand(leaf)
             self._uses, self._kills = self._uses_and_kills()
+            # what each triggered rule reads where it may be set off: its condition's reads
+            self._trigger_reads = [self._expand(self._reads(trigger.cond, trigger.procedure))
+                                   if trigger.cond is not None else frozenset() for trigger in game.move_triggers]
             self._live = self._flow()
         except _TooMuchWork:
             self.disabled = True
@@ -152,11 +166,92 @@ class FaceLiveness:
             raise _TooMuchWork
         return passes + 1
 
+    # -- the triggered rules a statement may set off
+    def _firing(self) -> list[list[tuple[int, ...]]]:
+        """For each instruction of each procedure, the triggered rules (indices into
+        ``GameDef.move_triggers``) its moves may set off: those whose `to` may name a zone the
+        move may put pieces into (``moves_into``; a draw, any zone). They run after it, before
+        what follows it, like a call."""
+        triggers = self.game.move_triggers
+        fires = []
+        for procedure in self._procedures:
+            row = []
+            for op, a, b, _rule in procedure.code:
+                into: frozenset[str] | None = frozenset((EVERY,)) if op == m.OP_DRAW else None
+                for function in instruction_functions(op, a, b) if triggers and op != m.OP_DRAW else ():
+                    more = getattr(function, "moves_into", None)
+                    if more is not None:
+                        into = more if into is None else into | more
+                row.append(() if into is None else tuple(
+                    k for k, trigger in enumerate(triggers)
+                    if EVERY in into or trigger.target_zones is None or into & trigger.target_zones))
+            fires.append(row)
+        return fires
+
+    def _in_turns(self) -> frozenset[int]:
+        """The procedures a turn runs: the `turn:` section, what it calls and the triggered
+        rules it sets off, and theirs. Their returns are followed only into turns: a state in one
+        of them run from elsewhere (the set-up) is keyed with every face (``safe_stack``)."""
+        procedures, triggers = self._procedures, self.game.move_triggers
+        reached, waiting = set(), [m.TURN_PROCEDURE]
+        while waiting:
+            index = waiting.pop()
+            if index in reached or index >= len(procedures):
+                continue
+            reached.add(index)
+            for pc, (op, a, _b, _rule) in enumerate(procedures[index].code):
+                if op in (m.OP_CALL, m.OP_TURN):
+                    waiting.append(a)
+                waiting += [triggers[k].procedure for k in self._fires[index][pc]]
+        return frozenset(reached)
+
+    def safe_stack(self, stack) -> bool:
+        """Whether ``live`` holds for a state with these frames: no procedure a turn runs was
+        run there from outside a turn (its return would go where ``live`` does not look)."""
+        world = getattr(self, "turn_world", None)
+        if self.disabled or world is None:
+            return True
+        return not any(frame[0] in world and stack[i - 1][0] not in world and not frame[3]
+                       for i, frame in enumerate(stack) if i)
+
+    def _trigger_slots(self) -> dict:
+        """(procedure, slot) -> the zones whose pieces a triggered rule's `moved` (slot 0),
+        `moved_from` (1) and `moved_to` (2) may stand for when it reads them: `moved_from` the
+        zones its `from` names, `moved_to` those its `to` names (any zone where one is left
+        out); `moved`, the pieces where they went (`instead`: where they still are), or where a
+        triggered rule run before it took them."""
+        every = frozenset((EVERY,))
+        procedures = self._procedures
+        triggers = self.game.move_triggers
+        # where the triggered rules, and what they call, may put pieces
+        reached, waiting = set(), [trigger.procedure for trigger in triggers]
+        while waiting:
+            index = waiting.pop()
+            if index not in reached:
+                reached.add(index)
+                waiting += [a for op, a, _, _ in procedures[index].code if op in (m.OP_CALL, m.OP_TURN)]
+        taken: frozenset[str] = frozenset()
+        for index in reached:
+            for op, a, b, _rule in procedures[index].code:
+                if op == m.OP_DRAW:
+                    taken = every
+                for function in instruction_functions(op, a, b):
+                    taken |= getattr(function, "moves_into", None) or frozenset()
+        origins: dict = {}
+        for trigger in triggers:
+            sources = function_reads(trigger.sources) if trigger.sources is not None else every
+            targets = trigger.target_zones if trigger.target_zones is not None else every
+            moved = targets | taken | (sources if trigger.instead else frozenset())
+            for slot, zones in enumerate((moved, sources, targets)[:procedures[trigger.procedure].slot_count]):
+                key = (trigger.procedure, slot)
+                origins[key] = origins.get(key, frozenset()) | zones
+        return origins
+
     # -- what each function reads, through variables and counters
     def _slot_origins(self) -> dict:
         """(procedure, slot) -> the zones whose pieces the slot may hold; COUNTERS -> those a
         counter may hold: to a fixed point, since a variable may be made from another."""
-        origins: dict = {}
+        origins: dict = self._trigger_slots()  # (the engine fills slots 0 to 2 of a triggered rule)
         # a counter set only to numbers, text, players or none holds no piece (CounterDef.numbers_only)
         pieces_in_counters = not all(counter.numbers_only for counter in self.game.counters)
         writes = []  # (function, procedure, the slots it names or writes, whether it names counters)
@@ -234,20 +329,34 @@ class FaceLiveness:
         procedures = self._procedures
         live = [[frozenset()] * (len(p.code) + 1) for p in procedures]
         calls: list[list[tuple[int, int]]] = [[] for _ in procedures]  # procedure -> (caller, pc) of its calls
-        turns: list[tuple[int, int]] = []
+        # a triggered rule's procedure -> the instructions that may set it off (it returns to what follows them)
+        sites: list[list[tuple[int, int]]] = [[] for _ in procedures]
+        triggers = self.game.move_triggers
+        world = self.turn_world
         for index, procedure in enumerate(procedures):
+            reached = self._reachable(index)  # (a call after `end turn` returns nowhere)
+            outside = index not in world  # (a return from a procedure a turn runs goes back into a turn)
             for pc, (op, a, _b, _rule) in enumerate(procedure.code):
-                if op in (m.OP_CALL, m.OP_TURN):
+                if pc not in reached:
+                    continue
+                if op in (m.OP_CALL, m.OP_TURN) and not (outside and a in world):
                     calls[a].append((index, pc))
-                    if op == m.OP_TURN:
-                        turns.append((index, pc))
+                for k in self._fires[index][pc]:
+                    if not (outside and triggers[k].procedure in world):
+                        sites[triggers[k].procedure].append((index, pc))
         changed, passes = True, 0
         while changed:
             changed, passes = False, self._another_pass(passes)
             for index, procedure in enumerate(procedures):
                 code, here, nexts = procedure.code, live[index], self._nexts[index]
                 size = len(code)
-                back = frozenset().union(*(live[c][pc + 1] for c, pc in calls[index]))
+                # (a turn's end, like a turn's start, is where the analysis stops: ``stop_at_turn_end``)
+                back = frozenset().union(*(self.leaf if procedures[c].code[pc][0] == m.OP_TURN else live[c][pc + 1]
+                                           for c, pc in calls[index]),
+                                         *(live[c][t] for c, pc in sites[index] for t in self._nexts[c][pc]
+                                           if 0 <= t < len(live[c])),
+                                         *(self._trigger_reads[k] | live[triggers[k].procedure][0]
+                                           for c, pc in sites[index] for k in self._fires[c][pc]))
                 if here[size] != back:
                     here[size], changed = back, True
                 for pc in range(size - 1, -1, -1):
@@ -255,14 +364,27 @@ class FaceLiveness:
                     out = frozenset().union(*(here[t] for t in nexts[pc] if 0 <= t <= size))
                     if op == m.OP_RETURN:
                         out = here[size]
-                    elif op == m.OP_END_TURN:
-                        out = frozenset().union(*(live[c][pc_ + 1] for c, pc_ in turns))
-                    elif op in (m.OP_CALL, m.OP_TURN):
+                    elif op == m.OP_END_TURN or op == m.OP_TURN:
+                        out = self.leaf
+                    elif op == m.OP_CALL:
                         out = out | live[a][0] | here[pc + 1]
                     now = self._uses[index][pc] | (out - self._kills[index][pc])
+                    for k in self._fires[index][pc]:  # set off by it: run after it, before what follows
+                        now = now | self._trigger_reads[k] | live[triggers[k].procedure][0]
                     if now != here[pc]:
                         here[pc], changed = now, True
         return live
+
+    def _reachable(self, procedure: int) -> set[int]:
+        """The instructions of a procedure that its start leads to."""
+        nexts, size = self._nexts[procedure], len(self._procedures[procedure].code)
+        reached, waiting = set(), [0]
+        while waiting:
+            pc = waiting.pop()
+            if 0 <= pc < size and pc not in reached:
+                reached.add(pc)
+                waiting.extend(nexts[pc])
+        return reached
 
     def live(self, procedure: int, pc: int, waiting: str | None) -> frozenset[str]:
         """The zones whose dice's faces may still be read from a state at ``pc`` of
@@ -275,6 +397,8 @@ class FaceLiveness:
             return here[min(pc, len(here) - 1)] | self.leaf
         nexts = self._nexts[procedure][pc]
         out = frozenset().union(*(here[t] for t in nexts if 0 <= t < len(here)))
+        for k in self._fires[procedure][pc]:  # (a draw's move may set off triggered rules)
+            out = out | self._trigger_reads[k] | self._live[self.game.move_triggers[k].procedure][0]
         if waiting == "roll":  # its function has run: what follows, less the rolled zone
             return (out - self._kills[procedure][pc]) | self.leaf
         return self._uses[procedure][pc] | out

@@ -240,7 +240,7 @@ class TurnKeys:
         frame_keyer = eval(  # noqa: S307 - source is generated from numbers
             f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}), "
             f"({''.join(v + ', ' for v in ids)}))")
-        if not stack:  # a finished game's: every face as it is
+        if not stack or not self.faces.safe_stack(stack):  # a finished game's, or one faces cannot tell: every face
             dead = ()
         else:
             top = stack[-1]
@@ -298,6 +298,8 @@ class TurnKeys:
         if state.pieces is not self.table or state.game is not self.game or len(state.zones) != self.zone_count:
             self._refresh(state)
         top, pending = state.frames[-1], state.pending
+        if not self.faces.safe_stack(state.frames):
+            return ()
         return self._dead_zones(top[0], top[1], None if pending is None else pending[0])
 
     def _dead_zones(self, procedure: int, pc: int, waiting: str | None) -> tuple[int, ...]:

@@ -46,10 +46,11 @@ def check_faces_kept(game, objective, monkeypatch):
     assert wrong.value != pytest.approx(every_face.value, rel=1e-6)
 
 
-@pytest.mark.parametrize("name", ["held_variable", "held_parameter", "held_counter", "number_as_piece"])
+@pytest.mark.parametrize("name", ["held_variable", "held_parameter", "held_counter", "number_as_piece", "triggered"])
 def test_faces_read_later_are_kept(name, monkeypatch):
-    """The cup's faces are read after "stop or roll again" through a variable, a parameter or
-    a counter: keeping them gives the value of keeping every face, and dropping them would not."""
+    """The cup's faces are read after "stop or roll again" through a variable, a parameter, a
+    counter or a triggered rule's condition: keeping them gives the value of keeping every
+    face, and dropping them would not."""
     game = rulelang.load(FACES / f"{name}.rules")
     check_faces_kept(game, analysis.gain_objective(game), monkeypatch)
 
@@ -81,12 +82,22 @@ def test_pickomino_stop_or_roll_again_is_keyed_without_the_cup():
     assert liveness.live(turn, branch, "branch") >= {"stack", "grill"}  # the objective's, the end's
 
 
-def test_moves_set_off_by_rules_keep_every_face():
+def test_extrawurm_stop_or_roll_again_is_keyed_without_the_cup():
+    """Extrawurm's triggered rules (a bratwurm for two 1s set aside, a specialist coming with
+    its tile) read what they name, not every zone; and a procedure a turn runs (`fail_turn`)
+    returns only into turns, not into the set-up that also sets its rules off."""
     game = rulelang.load(ROOT / "games" / "extrawurm.rules")
-    if not game.move_triggers:
-        pytest.skip("the game has no rule set off by moves")
-    liveness = faces.FaceLiveness(game, frozenset())
-    assert liveness.disabled and liveness.live(0, 0, None) == liveness.names
+    liveness = faces.FaceLiveness(game, analysis.gain_objective(game).reads)
+    assert not liveness.disabled and game.move_triggers
+    turn = next(i for i, p in enumerate(game.procedures) if p.name == "turn")
+    code = game.procedures[turn].code
+    branch = next(pc for pc, instruction in enumerate(code) if game.rules[instruction[3]].name == "stop_or_roll")
+    assert "cup" not in liveness.live(turn, branch, "branch")
+    assert {"kept", "stack", "bratwurms"} <= liveness.live(turn, branch, "branch")
+    fail_turn = next(i for i, p in enumerate(game.procedures) if p.name == "fail_turn")
+    main, setup = [0, 0, [], False], [1, 0, [], False]
+    in_turn = [main, [2, 0, [], False], [turn, 0, [], True], [fail_turn, 0, [], False]]
+    assert liveness.safe_stack(in_turn) and not liveness.safe_stack([main, setup, [fail_turn, 0, [], False]])
 
 
 def _states(game, seed: int, count: int):
