@@ -544,3 +544,48 @@ def test_the_trace_names_the_procedure_whose_statements_outside_a_rule_made_a_li
     play(state, random.Random(1))
     moves = [line for line in state.event_lines(0) if line.lstrip().startswith("move chip")]
     assert moves and all("[procedure bump, " in line and "procedure_trace.rules:17]" in line for line in moves)
+
+
+def test_a_rule_set_off_by_a_move_into_a_zone_a_piece_carries(tmp_path):
+    """`when move to slot of board` names a zone each tile carries: the rule is kept under that
+    zone's name (``TriggerDef.target_zones``) and is set off by a move into any tile's slot."""
+    path = tmp_path / "carried.rules"
+    path.write_text(CARRIED, encoding="utf-8")
+    game = rulelang.load(path)
+    assert game.move_triggers[0].target_zones == frozenset({"slot", "board"})
+    state = game.new_initial_state(2)
+    state.apply_action(0)
+    assert state.counters == [1] and state.is_terminal()
+
+
+CARRIED = """game "Carried":
+    players 2 to 2
+
+card tile:
+    one for each number in 1 to 3
+
+card marker:
+    one for each number in 1 to 4
+
+zone board: shared row, public
+zone slot: per tile pile, public
+zone box: shared pile, public
+counter landed: shared = 0
+
+setup:
+    rule lay: create tile in board
+    rule markers: create marker in box
+
+turn:
+    rule place:
+        choose t from board as "place on"
+        move top(box) to slot of t
+    rule stop: end game
+
+rule count_landing:
+    when move to slot of board:
+        landed += 1
+
+winner:
+    rule most: most landed
+"""
