@@ -35,7 +35,8 @@ piece of that zone before a roll of the whole zone replaces their faces:
   procedure runs after the statement, before what follows it (and before or after the other
   rules the statement set off), like a call. Its `moved_from` and `moved_to` stand for the
   zones its `from` and `to` name (any zone where one is left out); `moved` for those its `to`
-  names (`instead`: and its `from`), and those any triggered rule may move pieces into.
+  names (`instead`: and its `from`), and those the statements that set it off and any
+  triggered rule may move pieces into.
 - **Procedures a turn runs** return only into turns: a state in one of them run from the set-up
   or a round's statements keeps every face (``safe_stack``).
 - **Zones pieces carry** share their name (`perch of t` for every tile `t`): a rule reading one
@@ -218,8 +219,8 @@ class FaceLiveness:
         """(procedure, slot) -> the zones whose pieces a triggered rule's `moved` (slot 0),
         `moved_from` (1) and `moved_to` (2) may stand for when it reads them: `moved_from` the
         zones its `from` names, `moved_to` those its `to` names (any zone where one is left
-        out); `moved`, the pieces where they went (`instead`: where they still are), or where a
-        triggered rule run before it took them."""
+        out); `moved`, the pieces where they went (`instead`: where they still are), or where the
+        statement that set it off, or a triggered rule run before it, took them on."""
         every = frozenset((EVERY,))
         procedures = self._procedures
         triggers = self.game.move_triggers
@@ -237,11 +238,21 @@ class FaceLiveness:
                     taken = every
                 for function in instruction_functions(op, a, b):
                     taken |= getattr(function, "moves_into", None) or frozenset()
+        # where the statements that set each rule off may put pieces (a block may move them on
+        # before the rule runs)
+        onward: list[frozenset[str]] = [frozenset()] * len(triggers)
+        for index, procedure in enumerate(procedures):
+            for pc, (op, a, b, _rule) in enumerate(procedure.code):
+                if self._fires[index][pc]:
+                    into = every if op == m.OP_DRAW else frozenset().union(
+                        *(getattr(f, "moves_into", None) or frozenset() for f in instruction_functions(op, a, b)))
+                    for k in self._fires[index][pc]:
+                        onward[k] = onward[k] | into
         origins: dict = {}
-        for trigger in triggers:
+        for k, trigger in enumerate(triggers):
             sources = function_reads(trigger.sources) if trigger.sources is not None else every
             targets = trigger.target_zones if trigger.target_zones is not None else every
-            moved = targets | taken | (sources if trigger.instead else frozenset())
+            moved = targets | taken | onward[k] | (sources if trigger.instead else frozenset())
             for slot, zones in enumerate((moved, sources, targets)[:procedures[trigger.procedure].slot_count]):
                 key = (trigger.procedure, slot)
                 origins[key] = origins.get(key, frozenset()) | zones
