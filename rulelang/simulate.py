@@ -105,6 +105,11 @@ class Stats:
         self.chosen: Counter[tuple[str, str]] = Counter()
         self.tallies: Counter[tuple[str, object]] = Counter()  # `tally NAME by KEY`, over all games
 
+    def _side(self, seat: int) -> int:
+        """Who wins with ``seat``: its team in a game of teams, else the seat itself."""
+        game = self.game
+        return seat if game is None or game.team_size == 1 else game.team_of(seat, self.players)
+
     def add(self, state: State) -> None:
         self.turns.append(state.turn_number)
         self.rounds.append(state.round_number)
@@ -161,7 +166,9 @@ class Stats:
             "min_turns": min(self.turns, default=None), "max_turns": max(self.turns, default=None),
             "average_rounds": sum(self.rounds) / n if n else None,
             "criteria": criteria, "seats": seats,
-            "shared_wins": sum(1 for game in zip(*self.returns) if sum(r > 0 for r in game) > 1),
+            # games won by more than one player, or in a game of teams, by more than one team
+            "shared_wins": sum(1 for game in zip(*self.returns) if len({self._side(p) for p, r in enumerate(game)
+                                                                        if r > 0}) > 1),
             "endings": {rule: count / n for rule, count in self.endings.most_common()} if n else {},
             "triggered": {rule: {"per_game": count / n, "games": self.triggered_games[rule] / n}
                           for rule, count in self.triggered.most_common()} if n else {},
@@ -259,7 +266,11 @@ def format_report(r: dict) -> str:
                     ["—" if v is None else _number_text(v) for v in s["scores"].values()])
     lines.append("")
     lines.extend(tui.render_table(header, rows, ["  "] * len(rows), tui.Style(False)))
-    if r.get("shared_wins") or any(s["wins"] != int(s["wins"]) for s in r["seats"]):
+    if r.get("teams"):  # every win is a team's: its partners share it
+        shared = r.get("shared_wins")
+        lines.append("(a team's win counts 1/k to each of its k players" +
+                     (f"; {shared} of the games were won by more than one team)" if shared else ")"))
+    elif r.get("shared_wins") or any(s["wins"] != int(s["wins"]) for s in r["seats"]):
         shared = r.get("shared_wins")
         lines.append("(a win shared by k players counts 1/k to each" +
                      (f"; {shared} of the games had a shared win)" if shared else ")"))

@@ -285,3 +285,14 @@ def test_a_lead_that_never_changed_in_a_few_games_may_still_change():
     mean, (low, high) = _counted_ci([0, 0, 0], may_happen=True)
     assert mean == 0 and low == 0 and abs(high - 1.2296) < 1e-3
     assert _counted_ci([0, 0, 0]) == (0.0, (0.0, 0.0))
+
+
+def test_a_team_game_says_partners_share_a_win():
+    """In a game of teams every win is a team's: the note says so, and counts only games won by
+    more than one team as shared (it said every game had a shared win)."""
+    path = str(Path(__file__).parent / "scenarios" / "designer-games" / "euchre.rules")
+    game, _ = pipeline.analyse(path, warnings=False)
+    report = simulate.play_games(game, ["random"] * 4, 1, 4, False).report(path, {})
+    assert report["teams"] and report["shared_wins"] == 0
+    text = simulate.format_report(report)
+    assert "(a team's win counts 1/k to each of its k players)" in text and "shared win" not in text
