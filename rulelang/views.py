@@ -194,11 +194,13 @@ class Views:
         name = counter.name if key < 0 or not with_key else f"{counter.name}[{shown(counter.keys[key])}]"
         return name if owner is None else f"{name} of player {owner + 1}"
 
-    def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None) -> str:
+    def zone_name(self, index: int, viewer: int | None | str = "all", places: dict | None = None,
+                  keyed: bool = False) -> str:
         """`hand of player 2`, `deck`, `tag of gem 5`: a zone by name, as ``viewer`` may read
         it. A zone a piece carries names its carrier only to a viewer who sees the carrier where
         it lies (now, or where ``places`` says it lay when an event happened; not there: not
-        seen): `tag of a hidden gem` to the others."""
+        seen): `tag of a hidden gem` to the others. ``keyed``: a `secret` zone with its key (a
+        piece shown to the viewer where it lies shows where that is)."""
         if index >= self.piece_zone_base:
             zone_index, piece = self.carried[index - self.piece_zone_base]
             zone = self.game.zones[zone_index]
@@ -210,7 +212,7 @@ class Views:
             return f"{zone.name} of {self.pieces.names[piece]}"
         zone, owner = self.zone_of(index)
         name = zone.name
-        if viewer != "all" and zone.visibility == "secret" and self.sight(index, viewer) == SEE_NOTHING:
+        if viewer != "all" and not keyed and zone.visibility == "secret" and self.sight(index, viewer) == SEE_NOTHING:
             name = self._secret_zone_name(zone)
         return name if owner is None else f"{name} of player {owner + 1}"
 
@@ -530,14 +532,14 @@ class Views:
         return "roll " + "; ".join(parts)
 
     def _by_zone(self, pieces, labels, zones, viewer, places: dict, to: int | None = None,
-                 below=None) -> list[tuple[str, str]]:
+                 below=None, keyed: bool = False) -> list[tuple[str, str]]:
         """(zone name, its pieces) for each zone the pieces lie in (``zones``, one per piece), by
         name: who had what. The pieces are named for a viewer who sees them all; for a move
         (``to``: where they go), each group as ``_moved_text`` shows it to ``viewer``: what it
         does not see, counted, as the zones' sizes tell anyway."""
         by_zone: dict[str, list[int]] = {}
         for k, zone in enumerate(zones):
-            by_zone.setdefault(self.zone_name(zone, viewer, places), []).append(k)
+            by_zone.setdefault(self.zone_name(zone, viewer, places, keyed), []).append(k)
         # player by player (as `box of players` lists them), then by declaration and key: an
         # order of the rules, never of what the pieces are (a sorted list of hidden cards)
         groups = sorted(by_zone.items(), key=lambda item: self._zone_order(zones[item[1][0]], item[0]))
@@ -591,10 +593,12 @@ class Views:
             if len(payload) > 5 and payload[5] and seat is not None and viewer not in ("all", seat):
                 return ""  # shown to whom, or whether at all, told by what this viewer cannot see
             places = payload[4] or {} if len(payload) > 4 else {}
-            names = sorted({self.zone_name(z, viewer, places) for z in zones})
-            if (viewer == "all" or viewer == seat or seat is None) and len(names) > 1:  # whose are whose
+            to_them = viewer == seat or seat is None  # (shown where the pieces lie, keys and all)
+            names = sorted({self.zone_name(z, viewer, places, to_them) for z in zones})
+            if (viewer == "all" or to_them) and len(names) > 1:  # whose are whose
                 text = f"{'every player' if seat is None else f'player {seat + 1}'} sees " + "; ".join(
-                    f"{group} in {name}" for name, group in self._by_zone(pieces, labels, zones, viewer, places))
+                    f"{group} in {name}" for name, group in self._by_zone(pieces, labels, zones, viewer, places,
+                                                                         keyed=to_them))
             else:
                 if viewer == "all" or viewer == seat or seat is None:  # (None: every player, the table)
                     what = self.describe_group(list(pieces), labels)

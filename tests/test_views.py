@@ -781,6 +781,44 @@ def test_the_referees_board_shows_every_zone_no_seat_sees(tmp_path):
     assert "pc 3" not in seat and "pc 1" not in seat
 
 
+PEEK = """game "Peek":
+    players 2 to 2
+
+card c:
+    one for each number in 1 to 2
+
+zone down: shared pile, secret, for each s in 0 to 1
+zone box: shared pile, hidden
+
+setup:
+    rule lay:
+        create c in box
+        move top(box) to down[0]
+        move top(box) to down[1]
+
+turn:
+    rule peek:
+        choose k from [0, 1] as "peek at"
+        reveal top(down[k]) to player
+        end game
+
+winner:
+    rule nobody: most 0
+"""
+
+
+def test_a_piece_revealed_in_a_secret_zone_with_keys_names_its_key_to_who_sees_it(tmp_path):
+    """`reveal top(down[k]) to player`: the player sees the card where it lies, `down[1]`; the
+    others never read the key (it may follow from what lies there)."""
+    path = tmp_path / "peek.rules"
+    path.write_text(PEEK, encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2, trace="eager")
+    state.apply_action(1)
+    seen = {viewer: [line.split("  [")[0] for line in state.event_lines(viewer=viewer)] for viewer in (0, 1, None)}
+    assert any(line.startswith("player 1 sees c ") and line.endswith(" in down[1]") for line in seen[0])
+    assert not any("down[" in line for line in seen[1] + seen[None])
+
+
 def test_a_piece_from_under_a_top_only_zones_top_is_named_to_no_one_else():
     """top_only_below.rules: after a shuffle, the bottom piece goes to the player's hand (the
     other seat counts it), then the top piece (everyone saw it on top: named to all)."""
