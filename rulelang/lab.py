@@ -67,7 +67,10 @@ def balance(results: list[GameResult], players: int) -> dict:
             report["first_player_advantage"]["bots_differ"] = any(len(set(r.bots)) > 1 for r in won)
             if len(won) < len(done):
                 report["first_player_advantage"]["games"] = len(won)  # (the games with a winner)
-        report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done], may_happen=True))
+        if any(r.turns or r.rounds for r in done):  # (the lead is looked at after each turn and round)
+            report["lead_changes"] = _entry(*_counted_ci([r.lead_changes for r in done], may_happen=True))
+        else:
+            report["lead_changes"] = None  # played in the set-up alone: no turn or round to change hands in
     report |= {
         "turns": _entry(*_counted_ci([r.turns for r in done])),
         "rounds": _entry(*_counted_ci([r.rounds for r in done])),
@@ -107,7 +110,9 @@ def format_balance(b: dict, players: int) -> list[str]:
             among = f", over the {advantage['games']} games with a winner" if "games" in advantage else ""
             lines.append(f"  first-player advantage  {ci(advantage, True)}  "
                          f"(seat 1's win share minus 1/{players}{differ}{among})")
-        lines.append(f"  lead changes per game   {ci(b['lead_changes'])}")
+        lines.append(f"  lead changes per game   {ci(b['lead_changes'])}" if b["lead_changes"] is not None else
+                     "  lead changes per game   none to measure: every game was played in the set-up, with no "
+                     "turn or round")
     if b["turns"]["ci95"][1]:  # (a game played in rounds alone has no turns)
         lines.append(f"  turns per game          {ci(b['turns'])}")
     lines.append(f"  rounds per game         {ci(b['rounds'])}")

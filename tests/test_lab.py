@@ -243,6 +243,16 @@ def test_no_first_player_advantage_where_nobody_wins():
     assert any("no game had a winner" in line for line in lab.format_balance(report, 2))
 
 
+def test_no_lead_changes_to_count_in_games_played_in_the_set_up():
+    """The lead is looked at after each turn and round: a game played in its set-up alone has
+    none, so there is nothing to measure (it showed 0 lead changes, with a CI)."""
+    results = [batch.GameResult(seed=s, bots=("random", "random"), winners=(0,), scores=((1,), (0,)), turns=0,
+                                rounds=0, ended_by="t", fault=None, lead_changes=0) for s in range(5)]
+    report = lab.balance(results, 2)
+    assert report["lead_changes"] is None
+    assert any("lead changes per game   none to measure" in line for line in lab.format_balance(report, 2))
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers in /proc")
 def test_sigterm_stops_a_process_pool_as_ctrl_c_does():
     """`kill` (SIGTERM) of `simulate --jobs 2`: the finished games are reported, the exit code
