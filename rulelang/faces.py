@@ -160,10 +160,10 @@ class FaceLiveness:
         except _TooMuchWork:
             self.disabled = True
 
-    def _another_pass(self, passes: int) -> int:
-        """Count a pass of a fixed point; a file so large or so tangled that the passes add up
-        past ``MAX_WORK`` instructions keeps every face live."""
-        if (passes + 1) * self._size > MAX_WORK:
+    def _another_pass(self, passes: int, cost: int | None = None) -> int:
+        """Count a pass of a fixed point (``cost``: its steps, else one per instruction); a file
+        so large or so tangled that the passes add up past ``MAX_WORK`` keeps every face live."""
+        if (passes + 1) * (self._size if cost is None else cost) > MAX_WORK:
             raise _TooMuchWork
         return passes + 1
 
@@ -174,6 +174,8 @@ class FaceLiveness:
         move may put pieces into (``moves_into``; a draw, any zone). They run after it, before
         what follows it, like a call."""
         triggers = self.game.move_triggers
+        if len(triggers) * self._size > MAX_WORK:  # (a file of many triggered rules and statements)
+            raise _TooMuchWork
         fires = []
         for procedure in self._procedures:
             row = []
@@ -355,9 +357,17 @@ class FaceLiveness:
                 for k in self._fires[index][pc]:
                     if not (outside and triggers[k].procedure in world):
                         sites[triggers[k].procedure].append((index, pc))
+        fired = [(index, pc, ks) for index, row in enumerate(self._fires) for pc, ks in enumerate(row) if ks]
+        cost = self._size + sum(len(ks) for _, _, ks in fired) + sum(map(len, sites))
         changed, passes = True, 0
         while changed:
-            changed, passes = False, self._another_pass(passes)
+            changed, passes = False, self._another_pass(passes, cost)
+            # what the rules each statement may set off read from their start (once a pass: the
+            # fixed point ends on a pass that changes nothing, so it ends with them up to date)
+            set_off = [[frozenset()] * len(p.code) for p in procedures]
+            for index, pc, ks in fired:
+                set_off[index][pc] = frozenset().union(
+                    *(self._trigger_reads[k] | live[triggers[k].procedure][0] for k in ks))
             for index, procedure in enumerate(procedures):
                 code, here, nexts = procedure.code, live[index], self._nexts[index]
                 size = len(code)
@@ -366,8 +376,7 @@ class FaceLiveness:
                                            for c, pc in calls[index]),
                                          *(live[c][t] for c, pc in sites[index] for t in self._nexts[c][pc]
                                            if 0 <= t < len(live[c])),
-                                         *(self._trigger_reads[k] | live[triggers[k].procedure][0]
-                                           for c, pc in sites[index] for k in self._fires[c][pc]))
+                                         *(set_off[c][pc] for c, pc in sites[index]))
                 if here[size] != back:
                     here[size], changed = back, True
                 for pc in range(size - 1, -1, -1):
@@ -379,9 +388,8 @@ class FaceLiveness:
                         out = self.leaf
                     elif op == m.OP_CALL:
                         out = out | live[a][0] | here[pc + 1]
-                    now = self._uses[index][pc] | (out - self._kills[index][pc])
-                    for k in self._fires[index][pc]:  # set off by it: run after it, before what follows
-                        now = now | self._trigger_reads[k] | live[triggers[k].procedure][0]
+                    # (and the rules it may set off: run after it, before what follows)
+                    now = self._uses[index][pc] | (out - self._kills[index][pc]) | set_off[index][pc]
                     if now != here[pc]:
                         here[pc], changed = now, True
         return live

@@ -148,9 +148,12 @@ def test_the_policy_tells_dice_to_be_rolled_again_by_their_number():
                for line in lines)  # where the faces are read, they are shown
 
 
-def test_a_file_too_tangled_to_work_out_keeps_every_face(monkeypatch):
+@pytest.mark.parametrize("name", ["pickomino", "extrawurm"])
+def test_a_file_too_tangled_to_work_out_keeps_every_face(monkeypatch, name):
+    """Past ``MAX_WORK`` steps (Extrawurm: its triggered rules against its statements, before
+    any pass) every face is kept."""
     monkeypatch.setattr(faces, "MAX_WORK", 10)
-    game = rulelang.load(ROOT / "games" / "pickomino.rules")
+    game = rulelang.load(ROOT / "games" / f"{name}.rules")
     liveness = faces.FaceLiveness(game, frozenset())
     assert liveness.disabled and liveness.live(0, 0, "choose") == liveness.names
 
