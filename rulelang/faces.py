@@ -110,14 +110,7 @@ def reads_in_turn(game: m.GameDef) -> frozenset[str]:
     not the set-up nor the rest of a round. A game whose turn section is empty (a `round:`
     that does everything) reads what any rule reads."""
     procedures = game.procedures
-    reached, waiting = set(), [m.TURN_PROCEDURE]
-    waiting += [trigger.procedure for trigger in game.move_triggers]
-    while waiting:
-        index = waiting.pop()
-        if index in reached:
-            continue
-        reached.add(index)
-        waiting += [a for op, a, _, _ in procedures[index].code if op in (m.OP_CALL, m.OP_TURN)]
+    reached = _reached(procedures, [m.TURN_PROCEDURE] + [trigger.procedure for trigger in game.move_triggers])
     if not any(op not in (m.OP_RETURN, m.OP_JUMP) for op, _, _, _ in procedures[m.TURN_PROCEDURE].code):
         return reads_anywhere(game)
     functions = [f for index in sorted(reached) for op, a, b, _ in procedures[index].code
@@ -125,6 +118,32 @@ def reads_in_turn(game: m.GameDef) -> frozenset[str]:
     functions += [trigger.cond for trigger in game.move_triggers if trigger.cond is not None]
     functions += [check.test for check in game.ends + game.criteria + game.no_winner]
     return frozenset().union(*map(objective_reads, functions))
+
+
+def _reached(procedures, starts: list[int], more=None) -> set[int]:
+    """The procedures ``starts`` run, and those they run (`do`, a turn), to the end; ``more(index,
+    pc)``: more procedures an instruction runs (the triggered rules it sets off)."""
+    reached, waiting = set(), list(starts)
+    while waiting:
+        index = waiting.pop()
+        if index in reached or not 0 <= index < len(procedures):
+            continue
+        reached.add(index)
+        for pc, (op, a, _b, _rule) in enumerate(procedures[index].code):
+            if op in (m.OP_CALL, m.OP_TURN):
+                waiting.append(a)
+            if more is not None:
+                waiting += more(index, pc)
+    return reached
+
+
+def _moves_into(op: int, a, b) -> frozenset[str] | None:
+    """The zones an instruction's moves may put pieces into (``moves_into``; a draw: any zone),
+    None when it moves nothing."""
+    if op == m.OP_DRAW:
+        return frozenset((EVERY,))
+    found = [f.moves_into for f in instruction_functions(op, a, b) if getattr(f, "moves_into", None) is not None]
+    return frozenset().union(*found) if found else None
 
 
 class FaceLiveness:
@@ -176,37 +195,20 @@ class FaceLiveness:
         triggers = self.game.move_triggers
         if len(triggers) * self._size > MAX_WORK:  # (a file of many triggered rules and statements)
             raise _TooMuchWork
-        fires = []
-        for procedure in self._procedures:
-            row = []
-            for op, a, b, _rule in procedure.code:
-                into: frozenset[str] | None = frozenset((EVERY,)) if op == m.OP_DRAW else None
-                for function in instruction_functions(op, a, b) if triggers and op != m.OP_DRAW else ():
-                    more = getattr(function, "moves_into", None)
-                    if more is not None:
-                        into = more if into is None else into | more
-                row.append(() if into is None else tuple(
+        # where each instruction's moves may put pieces (None: it moves nothing)
+        self._into = [[_moves_into(op, a, b) for op, a, b, _rule in procedure.code] for procedure in self._procedures]
+        return [[() if into is None else tuple(
                     k for k, trigger in enumerate(triggers)
-                    if EVERY in into or trigger.target_zones is None or into & trigger.target_zones))
-            fires.append(row)
-        return fires
+                    if EVERY in into or trigger.target_zones is None or into & trigger.target_zones)
+                 for into in row] for row in self._into]
 
     def _in_turns(self) -> frozenset[int]:
         """The procedures a turn runs: the `turn:` section, what it calls and the triggered
         rules it sets off, and theirs. Their returns are followed only into turns: a state in one
         of them run from elsewhere (the set-up) is keyed with every face (``safe_stack``)."""
-        procedures, triggers = self._procedures, self.game.move_triggers
-        reached, waiting = set(), [m.TURN_PROCEDURE]
-        while waiting:
-            index = waiting.pop()
-            if index in reached or index >= len(procedures):
-                continue
-            reached.add(index)
-            for pc, (op, a, _b, _rule) in enumerate(procedures[index].code):
-                if op in (m.OP_CALL, m.OP_TURN):
-                    waiting.append(a)
-                waiting += [triggers[k].procedure for k in self._fires[index][pc]]
-        return frozenset(reached)
+        triggers = self.game.move_triggers
+        return frozenset(_reached(self._procedures, [m.TURN_PROCEDURE],
+                                  lambda index, pc: [triggers[k].procedure for k in self._fires[index][pc]]))
 
     def safe_stack(self, stack) -> bool:
         """Whether ``live`` holds for a state with these frames: no procedure a turn runs was
@@ -227,29 +229,15 @@ class FaceLiveness:
         procedures = self._procedures
         triggers = self.game.move_triggers
         # where the triggered rules, and what they call, may put pieces
-        reached, waiting = set(), [trigger.procedure for trigger in triggers]
-        while waiting:
-            index = waiting.pop()
-            if index not in reached:
-                reached.add(index)
-                waiting += [a for op, a, _, _ in procedures[index].code if op in (m.OP_CALL, m.OP_TURN)]
-        taken: frozenset[str] = frozenset()
-        for index in reached:
-            for op, a, b, _rule in procedures[index].code:
-                if op == m.OP_DRAW:
-                    taken = every
-                for function in instruction_functions(op, a, b):
-                    taken |= getattr(function, "moves_into", None) or frozenset()
+        taken = frozenset().union(*(into for index in _reached(procedures, [t.procedure for t in triggers])
+                                    for into in self._into[index] if into is not None))
         # where the statements that set each rule off may put pieces (a block may move them on
         # before the rule runs)
         onward: list[frozenset[str]] = [frozenset()] * len(triggers)
-        for index, procedure in enumerate(procedures):
-            for pc, (op, a, b, _rule) in enumerate(procedure.code):
-                if self._fires[index][pc]:
-                    into = every if op == m.OP_DRAW else frozenset().union(
-                        *(getattr(f, "moves_into", None) or frozenset() for f in instruction_functions(op, a, b)))
-                    for k in self._fires[index][pc]:
-                        onward[k] = onward[k] | into
+        for index, row in enumerate(self._fires):
+            for pc, ks in enumerate(row):
+                for k in ks:
+                    onward[k] = onward[k] | self._into[index][pc]
         origins: dict = {}
         for k, trigger in enumerate(triggers):
             sources = function_reads(trigger.sources) if trigger.sources is not None else every

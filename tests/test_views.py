@@ -751,32 +751,34 @@ def test_a_top_only_zone_a_piece_carries_shows_its_count_and_top(tmp_path):
     assert [seen[name] for name in ("pile of spot", "pile of spot (2)")] == [{"count": 2, "top": top} for top in tops]
 
 
+def _referee_and_seat_boards(tmp_path, rules: str) -> tuple[str, str]:
+    """The boards of a 2-player game's first state, as the referee and as seat 1 see it."""
+    path = tmp_path / "board.rules"
+    path.write_text(rules, encoding="utf-8")
+    state = rulelang.load(path).new_initial_state(2)
+    return tuple(tui.render_board(state, ["random", "random"], viewer, tui.Style(False)) for viewer in ("all", 0))
+
+
 def test_the_referees_board_names_a_counters_card_that_no_seat_sees(tmp_path):
     """A counter holding the bottom card of a hidden deck: every seat reads `a hidden pc`; the
     referee's board names the card, as the referee's trace does."""
-    path = tmp_path / "bottom.rules"
-    path.write_text('game "Bottom card":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 6\n\n'
-                    'zone deck: shared pile, hidden\ncounter lead_card: shared = none\n\n'
-                    'setup:\n    rule pick:\n        create pc in deck\n        lead_card = last(deck)\n\n'
-                    'turn:\n    rule stop: end game\n\nwinner:\n    rule nobody: most 0\n')
-    state = rulelang.load(path).new_initial_state(2)
-    referee = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
-    seat = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
+    referee, seat = _referee_and_seat_boards(
+        tmp_path, 'game "Bottom card":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 6\n\n'
+        'zone deck: shared pile, hidden\ncounter lead_card: shared = none\n\n'
+        'setup:\n    rule pick:\n        create pc in deck\n        lead_card = last(deck)\n\n'
+        'turn:\n    rule stop: end game\n\nwinner:\n    rule nobody: most 0\n')
     assert "lead_card  pc 6" in referee and "lead_card  a hidden pc" in seat
 
 
 def test_the_referees_board_shows_every_zone_no_seat_sees(tmp_path):
     """A shared `secret` zone (cards laid face down) and a shared hidden one: no seat sees their
     pieces, the referee's board names them (it showed `?` and a count); a seat's board does not."""
-    path = tmp_path / "face_down.rules"
-    path.write_text('game "Face down":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 3\n\n'
-                    'zone deck: shared pile, hidden\nzone down: shared pile, secret\n\n'
-                    'setup:\n    rule lay:\n        create pc in deck\n        move top(deck) to down\n\n'
-                    'turn:\n    rule pick:\n        choose n from [1, 2]\n        end game\n\n'
-                    'winner:\n    rule nobody: most 0\n')
-    state = rulelang.load(path).new_initial_state(2)
-    referee = tui.render_board(state, ["random", "random"], "all", tui.Style(False))
-    seat = tui.render_board(state, ["random", "random"], 0, tui.Style(False))
+    referee, seat = _referee_and_seat_boards(
+        tmp_path, 'game "Face down":\n    players 2 to 2\n\ncard pc:\n    one for each number in 1 to 3\n\n'
+        'zone deck: shared pile, hidden\nzone down: shared pile, secret\n\n'
+        'setup:\n    rule lay:\n        create pc in deck\n        move top(deck) to down\n\n'
+        'turn:\n    rule pick:\n        choose n from [1, 2]\n        end game\n\n'
+        'winner:\n    rule nobody: most 0\n')
     assert "down  pc 3" in referee and "deck  pc 1 2" in referee
     assert "pc 3" not in seat and "pc 1" not in seat
 
