@@ -207,7 +207,7 @@ class Analysis:
         return p if self.exact else float(p)
 
     def _value(self, state: State, key: tuple, depth: int, parent, action):
-        if self._over(state):
+        if key[0] is TURN_END:
             value = key[1]  # (worked out in ``_step``, which keys a turn's end by it)
             if self.exact and value.__class__ is float:
                 value = Fraction(value)
@@ -216,14 +216,16 @@ class Analysis:
             return value
         if depth >= self.max_steps:
             raise self._too_long()
-        valued = len(self.nodes) + self._ends
+        nodes = self.nodes
+        valued = len(nodes) + self._ends
         if valued >= self._next_report:
             if valued >= self.max_states:
                 raise AnalysisRefused(f"the turn has more than {self.max_states:,} states to value")
             self._next_report = min(self.max_states, valued + PROGRESS_EVERY)
             self._progress(valued)
         node = [None, None, None, parent, action, key]  # no value yet: on the path being played
-        self.nodes[key] = node
+        nodes[key] = node
+        step = self._step
         player = state.current_player()
         if player == CHANCE:
             # id of a child's key (the memo's own: one object per state) -> [key, probability]
@@ -232,7 +234,8 @@ class Analysis:
             last = len(outcomes) - 1
             total = 0
             for i, (outcome, p) in enumerate(outcomes):
-                child, child_key, forced, found = self._step(state, outcome, i == last, depth)
+                child, child_key, forced = step(state, outcome, i == last, depth)
+                found = nodes.get(child_key)
                 if found is None:
                     merged[id(child_key)] = [child_key, p]
                     total += p * self._value(child, child_key, depth + 1 + len(forced), key, (outcome, forced))
@@ -252,14 +255,16 @@ class Analysis:
             last = len(actions) - 1
             children = []
             for i, a in enumerate(actions):
-                child, child_key, forced, found = self._step(state, a, i == last, depth)
+                child, child_key, forced = step(state, a, i == last, depth)
+                found = nodes.get(child_key)
                 if found is None:
                     children.append((a, child_key, self._value(child, child_key, depth + 1 + len(forced), key,
                                                                (a, forced))))
                 else:
-                    children.append((a, found[5], self._found(found)))
+                    value = found[0]
+                    children.append((a, found[5], value if value is not None else self._found(found)))
             mine = player == self.seat
-            value = (max if mine else min)(v for _, _, v in children)
+            value = (max if mine else min)([v for _, _, v in children])
             node[1], node[2] = ("max" if mine else "min"), tuple(children)
         node[0] = value
         self._order.append(node)
@@ -279,26 +284,19 @@ class Analysis:
 
     def _step(self, state: State, action, in_place: bool, depth: int) -> tuple:
         """The state after ``action`` (played in ``state`` itself when ``in_place``), played on
-        through decisions with one option: (that state, its key, the options played, its memo
-        entry or None)."""
+        through decisions with one option (``_forced``): (that state, its key, the options
+        played). A turn's end is keyed by its value alone, (TURN_END, value): all that counts of
+        it (each end reached counts towards ``max_states``, which bounds the work)."""
         # (a copy of a state that records nothing and knows nothing: ``clone`` without its checks)
         child = state if in_place else state._copy()
         child.apply_action(action)
-        forced, key = self._settle(child, depth)
-        return child, key, forced, self.nodes.get(key)
-
-    def _settle(self, child: State, depth: int) -> tuple:
-        """Plays on the decisions of ``child`` that have one option (``_forced``); (the options
-        played, the key of the state reached)."""
         pending = child.pending
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
-        if self._over(child):
-            # the turn is over: its value is all that counts, so the ends of equal value are one
-            # (each end reached counts towards ``max_states``, which bounds the work)
+        if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
             self._ends += 1
-            return forced, (TURN_END, self.objective.value(child, self.seat, self.baseline))
-        return forced, self._keys.key(child)
+            return child, (TURN_END, self.objective.value(child, self.seat, self.baseline)), forced
+        return child, self._keys.key(child), forced
 
     def _over(self, state: State) -> bool:
         """Whether the turn valued is over in ``state``: stopped where it ended, or where a turn
@@ -439,11 +437,10 @@ class Analysis:
     def _leading_to(self, state: State, key: tuple, guess):
         """The legal action of ``state`` whose next state has ``key`` (``guess`` tried first)."""
         actions = state.legal_actions()
+        base = state.clone(tracing=False)
+        base.stop_at_turn_end = True  # (an end is valued where the turn stops, as in the analysis)
         for action in ([guess] if guess in actions else []) + actions:
-            child = state.clone(tracing=False)
-            child.stop_at_turn_end = True  # (an end is valued where the turn stops, as in the analysis)
-            child.apply_action(action)
-            if self._settle(child, 0)[1] == key:
+            if self._step(base, action, False, 0)[1] == key:
                 return action
         return None
 

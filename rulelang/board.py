@@ -248,13 +248,14 @@ class Board:
         self.where.extend([into] * added)
         if kind_index in self.game.limited_kinds:
             self.limits_unchecked = True
-        self.dynamic[0].extend([None] * added)
+        labels_out, values_out, numbers_out = self.own_dynamic()
+        labels_out.extend([None] * added)
         if kind.is_die:
-            self.dynamic[1].extend([None] * added)
-            self.dynamic[2].extend([None] * added)
+            values_out.extend([None] * added)
+            numbers_out.extend([None] * added)
         else:
-            self.dynamic[1].extend(row[value_column] for row in rows)
-            self.dynamic[2].extend(row[number_column] for row in rows)
+            values_out.extend(row[value_column] for row in rows)
+            numbers_out.extend(row[number_column] for row in rows)
         sort_column = self.sort_columns[into]
         if sort_column is not None:
             self.zones[into] = sorted(self.zones[into] + new, key=table.sort_key_column(sort_column).__getitem__)
@@ -386,7 +387,7 @@ class Board:
             labels = kind.face_labels
             if faces.__class__ is tuple and len(faces) == len(dice) and list(faces) == sorted(faces) \
                     and (not faces or (0 <= faces[0] and faces[-1] < len(labels))):
-                labels_out, values_out, numbers_out = self.dynamic
+                labels_out, values_out, numbers_out = self.own_dynamic()
                 values, numbers = kind.face_values, kind.face_numbers
                 for p, f in zip(dice, faces):
                     labels_out[p] = labels[f]
@@ -400,13 +401,13 @@ class Board:
                 return
         if outcome.__class__ is not tuple or len(outcome) != len(groups):
             raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
-        labels_out, values_out, numbers_out = self.dynamic
         kinds = self.game.kinds
         for (kind_index, dice), faces in zip(groups, outcome):
             count = len(kinds[kind_index].face_labels)
             if faces.__class__ is not tuple or len(faces) != len(dice) or list(faces) != sorted(faces) \
                     or (faces and not (0 <= faces[0] and faces[-1] < count)):
                 raise RuntimeFault(self._diagnostic("R506", f"{outcome!r} is not an outcome of this roll"))
+        labels_out, values_out, numbers_out = self.own_dynamic()
         for (kind_index, dice), faces in zip(groups, outcome):
             kind = kinds[kind_index]
             labels, values, numbers = kind.face_labels, kind.face_values, kind.face_numbers

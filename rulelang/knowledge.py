@@ -280,7 +280,7 @@ def _deal(state: State, seat: int, rng: random.Random) -> State:
         if column is not None:
             copy.zones[index].sort(key=copy.pieces.sort_key_column(column).__getitem__)
     if faces:
-        labels_out, values_out, numbers_out = copy.dynamic
+        labels_out, values_out, numbers_out = copy.own_dynamic()
         for p in faces:
             if labels_out[p] is None:
                 continue  # never rolled: the seat knows it shows nothing
@@ -333,6 +333,7 @@ def _follow_pieces(copy: State, taken: dict[int, int], options_taken: dict[int, 
         return group.__class__(map(piece, group)) if group.__class__ in (list, tuple) else group
 
     procedures = copy.game.procedures
+    copy.frames = [[procedure, pc, slots.copy(), turn] for procedure, pc, slots, turn in copy.frames]  # (shared)
     for frame in copy.frames:
         slots = frame[2]
         for i, kind in enumerate(procedures[frame[0]].piece_slots[:len(slots)]):

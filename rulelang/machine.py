@@ -410,7 +410,8 @@ class Machine:
                     ended = self.frames.pop()
                     if fired:  # rules set off in the frames just left are not run
                         fired[:] = [entry for entry in fired if entry[0] < len(self.frames)]
-                    frame = self.frames[-1]
+                    frame = self.frames[-1]  # (a copy of the state may share it: its own, before it changes)
+                    frame = self.frames[-1] = [frame[0], frame[1], frame[2].copy(), frame[3]]
                     code, slots, pc = procedures[frame[0]].code, frame[2], frame[1]
                     if ended[3] and self.stop_at_turn_end:  # (analysis) the turn valued has ended
                         self.turn_over = True

@@ -309,6 +309,9 @@ class State(Board, Machine, Views):
     pending: tuple | None = None
     work = 0
     loop_budget = 0
+    # Whether ``dynamic`` may be another state's too: a copy shares it until one of them
+    # changes a face or makes pieces (``own_dynamic``), as most steps change neither.
+    dynamic_shared = False
 
     def __init__(self, game: m.GameDef, players: int, trace: str = "lazy"):
         if trace not in TRACE_MODES:
@@ -675,15 +678,27 @@ class State(Board, Machine, Views):
         """Give ``other``, a copy of this state's dict, its own copy of what moves change in place."""
         other.zones = list(map(list, self.zones))
         other.where = list(self.where)
-        other.dynamic = list(map(list, self.dynamic))
+        self.dynamic_shared = other.dynamic_shared = True  # (``own_dynamic`` copies it before a change)
         if self.counters:
             other.counters = list(self.counters)
-        other.frames = [[procedure, pc, slots.copy(), turn] for procedure, pc, slots, turn in self.frames]
+        # The frames below the top one change only once it returns to them, which copies them first
+        # (``Machine._run``): a copy shares them.
+        frames = other.frames = list(self.frames)
+        if frames:
+            top = frames[-1]
+            frames[-1] = [top[0], top[1], top[2].copy(), top[3]]
         other.history = list(self.history)
         if self.fired.__class__ is list:
             other.fired = list(self.fired)
         if self.rule_counts is not None:
             other.rule_counts = dict(self.rule_counts)
+
+    def own_dynamic(self) -> list[list]:
+        """``dynamic``, this state's own to change (copied first where a copy shares it)."""
+        if self.dynamic_shared:
+            self.dynamic = list(map(list, self.dynamic))
+            self.dynamic_shared = False
+        return self.dynamic
 
     # ------------------------------------------------------------------ the trace
     @property

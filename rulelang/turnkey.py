@@ -87,6 +87,7 @@ class TurnKeys:
         self.canon, self.alike = canon, frozenset(alike)
         self.mentions: dict[tuple, bool] = {}
         # the counters that may hold a piece's id (the others hold numbers, text, players): None, all
+        self.counter_count = len(state.counters)
         self.id_counters = [i for i in range(len(state.counters)) if not state.counter_place(i)[0].numbers_only]
         if len(self.id_counters) == len(state.counters):
             self.id_counters = None
@@ -120,7 +121,11 @@ class TurnKeys:
             plan = self.plans.get(_plan_key(waiting, stack))
         if plan is None:
             plan = self._plan(waiting, stack, pending)
-        frame_keyer, dead, listed, dead_keyer = plan
+        frame_keyer, dead, listed, dead_keyer, fast = plan
+        if fast is not None:
+            found = fast(state, stack)
+            if found is not None:
+                return found
         # lives: the live values; ids: those that may hold the id of an alike piece (not numbers)
         frames, lives, ids = frame_keyer(stack)
         try:  # frozen only where a live value is not hashable as it is (a list, a set)
@@ -255,10 +260,54 @@ class TurnKeys:
             dead_keyer = self.dead_keyers.get(dead)
             if dead_keyer is None:
                 dead_keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
+        fast = None
+        if self._plain_pending(waiting, spec, stack) and not listed and not self.game.move_triggers and (
+                not self.alike or not ids and not (self.counter_count and (self.id_counters is None or self.id_counters))):
+            fast = self._fast_keyer(waiting, spec, frame_keyer, bool(lives), dead_keyer)
         if len(self.plans) > 10_000:  # (frames of a procedure that runs itself, deep)
             self.plans.clear()
-        plan = self.plans[_plan_key(waiting, stack)] = (frame_keyer, dead, listed, dead_keyer)
+        plan = self.plans[_plan_key(waiting, stack)] = (frame_keyer, dead, listed, dead_keyer, fast)
         return plan
+
+    def _plain_pending(self, waiting: str | None, spec, stack: list) -> bool:
+        """Whether what a state waits for is keyed without a piece's id or place: a branch, or a
+        choice of values that cannot be pieces (``key``'s ``options`` is None there)."""
+        if waiting == "branch":
+            return True
+        return (waiting == "choose" and spec.then is None and not spec.several and spec.element not in ("piece", "pieces")
+                and not self.game.procedures[stack[-1][0]].may_hold_piece(spec.slot))
+
+    def _fast_keyer(self, waiting: str, spec, frame_keyer, lives: bool, dead_keyer):
+        """``key`` for the states of one plan where nothing in the key may hold an alike piece's
+        id (no live variable or counter that may, no triggered rule waiting, options that are
+        not pieces): the same key, without deciding again at each state what the plan decides
+        once. None where a live value is not hashable as it is (``key`` then freezes it)."""
+        by_faces, shown_of, faceless_shown, plain = self.by_faces, self._shown, self._faceless_shown, self.plain
+        zones_of = dead_keyer or self.keyed_zones
+        spec_id, fixed, branch = id(spec), spec.fixed if waiting == "branch" else None, waiting == "branch"
+
+        def fast(state: State, stack: list):
+            frames, live, _ = frame_keyer(stack)
+            if lives:
+                try:
+                    hash(live)
+                except TypeError:
+                    return None
+            faces = tuple(state.dynamic[0])
+            shown = by_faces.get(faces)
+            if shown is None:
+                shown = shown_of(faces)
+            zones = zones_of(state.zones, shown[0].__getitem__,
+                             (shown[1] or faceless_shown(shown)).__getitem__ if dead_keyer is not None else None, plain)
+            pending = state.pending
+            given = pending[2]
+            pending_key = (waiting, spec_id, (() if given is fixed else tuple(given)) if branch else _freeze(given),
+                           pending[3:])
+            return (zones, pending_key, frames, _freeze(state.counters) if state.counters else (), (), state.player,
+                    state.first_player, state.out, state.last_turns, state.last_turn_last, state.again,
+                    state.used_once, state.finished, state.turn_number, state.round_number)
+
+        return fast
 
     def _live_slots(self, place: tuple) -> list[int] | None:
         """The live slots of a frame at ``place`` (procedure, instruction, what the top frame
