@@ -387,7 +387,7 @@ class Board:
             labels = kind.face_labels
             if faces.__class__ is tuple and len(faces) == len(dice) and list(faces) == sorted(faces) \
                     and (not faces or (0 <= faces[0] and faces[-1] < len(labels))):
-                labels_out, values_out, numbers_out = self.own_dynamic()
+                labels_out, values_out, numbers_out = self.own_dynamic() if self.dynamic_shared else self.dynamic
                 values, numbers = kind.face_values, kind.face_numbers
                 for p, f in zip(dice, faces):
                     labels_out[p] = labels[f]

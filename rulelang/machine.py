@@ -227,13 +227,12 @@ class Machine:
 
     def _run(self) -> None:
         """Run instructions until a decision, a chance node or the end of the game."""
-        procedures = self.game.procedures
+        game = self.game
+        procedures, limit = game.procedures, game.step_limit
         frame = self.frames[-1]
-        code = procedures[frame[0]].code
-        slots = frame[2]
-        pc = frame[1]
+        procedure, pc, slots, _ = frame
+        code = procedures[procedure].code
         steps = 0
-        limit = self.game.step_limit
         fired = self.fired
         self.work = 0
         self.loop_budget = limit  # times round a loop of a generated function (`_endless`)

@@ -488,10 +488,11 @@ class State(Board, Machine, Views):
         if pending is None:
             self._raise_fault()
         frame = self.frames[-1]
-        if pending[0] == "roll":
+        kind = pending[0]
+        if kind == "roll":
             self._apply_roll(pending, action)
             frame[1] += 1
-        elif pending[0] == "draw":
+        elif kind == "draw":
             try:
                 more = self._apply_draw(pending, action)
             except RuntimeFault:
@@ -502,7 +503,7 @@ class State(Board, Machine, Views):
                 self.history.append(action)
                 return
             frame[1] += 1
-        elif pending[0] == "shuffle":
+        elif kind == "shuffle":
             if self._apply_shuffle(pending, action):
                 self.history.append(action)
                 return
@@ -514,7 +515,7 @@ class State(Board, Machine, Views):
                 raise RuntimeFault(self._diagnostic("R506", f"action {action!r} is not one of the "
                                                     f"{len(options)} legal actions"))
             value = options[action]
-            if pending[0] == "choose":
+            if kind == "choose":
                 spec = pending[1]
                 if self.tracing:
                     rule = self.game.procedures[frame[0]].code[frame[1]][3]
@@ -550,15 +551,16 @@ class State(Board, Machine, Views):
         turn, round_ = self.turn_number, self.round_number
         try:
             self._run()
-            if self.game.limits:
+            game = self.game
+            if game.limits:
                 self._check_limits()
             if self.finished:
                 self._settle()
             elif self.turn_number != turn or self.round_number != round_:
                 self.idle = 0
             else:
-                self.idle += 1
-                if self.idle > self.game.run_limits.idle_actions:
+                idle = self.idle = self.idle + 1
+                if idle > game.run_limits.idle_actions:
                     self.pending = None
                     raise RuntimeFault(self._diagnostic(
                         "R510", f"{self.idle} decisions and rolls in a row without a turn or round beginning, "

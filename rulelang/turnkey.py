@@ -48,6 +48,7 @@ class TurnKeys:
         self.groups: dict[tuple, int] = {}  # what pieces alike share -> the number of their kind
         # ``_plan_key`` -> ``_plan``
         self.plans: dict[tuple, tuple] = {}
+        self.plan_count = 0  # plans numbered for all refreshes: a number keeps its meaning in the keys made
 
     def _refresh(self, state: State) -> None:
         if state.game is not self.game:
@@ -131,7 +132,7 @@ class TurnKeys:
         try:  # frozen only where a live value is not hashable as it is (a list, a set)
             hash(lives)
         except TypeError:
-            frames, lives, ids = self._frozen_frames(waiting, stack)
+            frames, lives, ids = self._frozen_frames(waiting, stack, frame_keyer.number)
         # What each piece is to the key: a small number for (its kind of alike piece, its face).
         faces = tuple(state.dynamic[0])
         shown = self.by_faces.get(faces)
@@ -225,26 +226,31 @@ class TurnKeys:
         (a function of the frames giving their keys and the live values among them, the zones
         whose dice faces are dead, whether the signatures are one list with those dice, and a
         roll's, without their faces (the places of a roll's dice or of a choice's pieces read
-        it), the zone keyer of the dead zones). A frame's key is (procedure, instruction, its
-        live variables (``rulelang.liveness``), whether a turn's)."""
-        frames, lives, ids = [], [], []
+        it), the zone keyer of the dead zones, the plan's own key or None: ``_fast_keyer``). The
+        frames are keyed by (the plan's number, the live variables of each frame with any:
+        ``rulelang.liveness``): the number stands for each frame's procedure, instruction and
+        whether it is a turn's, and what the top one waits for."""
+        lives, ids = [], []
         procedures = self.game.procedures
         for i, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
-                frames.append(repr((frame[0], frame[1], (), frame[3])))
                 continue
             live = f"tuple(f[{i}][2])" if slots is None else "(" + "".join(f"f[{i}][2][{k}], " for k in slots) + ")"
             lives.append(live)
-            frames.append(f"({frame[0]!r}, {frame[1]!r}, {live}, {frame[3]!r})")
             if slots is None:
                 ids.append(live)
             else:
                 held = [k for k in slots if procedures[frame[0]].may_hold_piece(k)]  # (a number is no piece's id)
                 if held:
                     ids.append("(" + "".join(f"f[{i}][2][{k}], " for k in held) + ")")
-        frame_keyer = eval(  # noqa: S307 - source is generated from numbers
-            f"lambda f: (({''.join(k + ', ' for k in frames)}), ({''.join(v + ', ' for v in lives)}), "
-            f"({''.join(v + ', ' for v in ids)}))")
+        # The frames are keyed by the plan's number (it stands for their procedures, instructions
+        # and turns, and what the top one waits for) and their live values: (number, lives).
+        number = self.plan_count = self.plan_count + 1
+        made: dict[str, Any] = {}
+        exec(f"def frame_keyer(f):\n    lives = ({''.join(v + ', ' for v in lives)})\n"  # noqa: S102 - from numbers
+             f"    return ({number}, lives), lives, ({''.join(v + ', ' for v in ids)})\n", made)
+        frame_keyer = made["frame_keyer"]
+        frame_keyer.number = number
         if not stack or not self.faces.safe_stack(stack):  # a finished game's, or one faces cannot tell: every face
             dead = ()
         else:
@@ -261,28 +267,35 @@ class TurnKeys:
             if dead_keyer is None:
                 dead_keyer = self.dead_keyers[dead] = zones_keyer(self.bags, dead)
         fast = None
-        if self._plain_pending(waiting, spec, stack) and not listed and not self.game.move_triggers and (
+        values = self._plain_pending(waiting, spec)
+        if values is not None and not listed and not self.game.move_triggers and (
                 not self.alike or not ids and not (self.counter_count and (self.id_counters is None or self.id_counters))):
-            fast = self._fast_keyer(waiting, spec, frame_keyer, bool(lives), dead_keyer)
+            may_hold = bool(values and self.alike) and self.game.procedures[stack[-1][0]].may_hold_piece(spec.slot)
+            fast = self._fast_keyer(waiting, spec, frame_keyer, bool(lives), dead_keyer, may_hold)
         if len(self.plans) > 10_000:  # (frames of a procedure that runs itself, deep)
             self.plans.clear()
         plan = self.plans[_plan_key(waiting, stack)] = (frame_keyer, dead, listed, dead_keyer, fast)
         return plan
 
-    def _plain_pending(self, waiting: str | None, spec, stack: list) -> bool:
-        """Whether what a state waits for is keyed without a piece's id or place: a branch, or a
-        choice of values that cannot be pieces (``key``'s ``options`` is None there)."""
+    @staticmethod
+    def _plain_pending(waiting: str | None, spec) -> bool | None:
+        """What a state waits for, where it is keyed without a piece's place: False for a branch,
+        True for a choice of single values (which may be pieces' ids: ``key``'s ``options``),
+        else None."""
         if waiting == "branch":
+            return False
+        if waiting == "choose" and spec.then is None and not spec.several and spec.element not in ("piece", "pieces"):
             return True
-        return (waiting == "choose" and spec.then is None and not spec.several and spec.element not in ("piece", "pieces")
-                and not self.game.procedures[stack[-1][0]].may_hold_piece(spec.slot))
+        return None
 
-    def _fast_keyer(self, waiting: str, spec, frame_keyer, lives: bool, dead_keyer):
+    def _fast_keyer(self, waiting: str, spec, frame_keyer, lives: bool, dead_keyer, may_hold: bool):
         """``key`` for the states of one plan where nothing in the key may hold an alike piece's
-        id (no live variable or counter that may, no triggered rule waiting, options that are
-        not pieces): the same key, without deciding again at each state what the plan decides
-        once. None where a live value is not hashable as it is (``key`` then freezes it)."""
+        id (no live variable or counter that may, no triggered rule waiting; with ``may_hold``,
+        options that may be ids, checked at each state): the same key, without deciding again
+        at each state what the plan decides once. None where a live value is not hashable as it
+        is (``key`` then freezes it), or where an option may be an alike piece's id."""
         by_faces, shown_of, faceless_shown, plain = self.by_faces, self._shown, self._faceless_shown, self.plain
+        mentions_alike = self._mentions_alike
         zones_of = dead_keyer or self.keyed_zones
         spec_id, fixed, branch = id(spec), spec.fixed if waiting == "branch" else None, waiting == "branch"
 
@@ -301,8 +314,13 @@ class TurnKeys:
                              (shown[1] or faceless_shown(shown)).__getitem__ if dead_keyer is not None else None, plain)
             pending = state.pending
             given = pending[2]
-            pending_key = (waiting, spec_id, (() if given is fixed else tuple(given)) if branch else _freeze(given),
-                           pending[3:])
+            if branch:
+                given = () if given is fixed else tuple(given)
+            else:
+                given = _freeze(given)
+                if may_hold and mentions_alike(((), (), (), given)):  # (as ``key`` asks it)
+                    return None
+            pending_key = (waiting, spec_id, given, pending[3:])
             return (zones, pending_key, frames, _freeze(state.counters) if state.counters else (), (), state.player,
                     state.first_player, state.out, state.last_turns, state.last_turn_last, state.again,
                     state.used_once, state.finished, state.turn_number, state.round_number)
@@ -321,25 +339,23 @@ class TurnKeys:
         for i, frame in enumerate(stack):
             yield i, frame, self._live_slots((frame[0], frame[1], waiting if i == top else None, frame[3]))
 
-    def _frozen_frames(self, waiting: str | None, stack: list) -> tuple[tuple, tuple, tuple]:
-        """``_plan``'s frame keys, live values and those that may hold a piece's id, where a
-        live value is not hashable as it is."""
-        frames, lives, ids = [], [], []
+    def _frozen_frames(self, waiting: str | None, stack: list, number: int) -> tuple[tuple, tuple, tuple]:
+        """``_plan``'s frame keyer (``number``: the plan's), where a live value is not hashable
+        as it is: (the frames' key, their live values, those that may hold a piece's id)."""
+        lives, ids = [], []
         procedures = self.game.procedures
         for _, frame, slots in self._frames_live(waiting, stack):
             if slots is not None and not slots:
-                frames.append((frame[0], frame[1], (), frame[3]))
                 continue
             live = _freeze(tuple(frame[2]) if slots is None else tuple(frame[2][k] for k in slots))
             lives.append(live)
-            frames.append((frame[0], frame[1], live, frame[3]))
             if slots is None:
                 ids.append(live)
             else:
                 held = tuple(value for k, value in zip(slots, live) if procedures[frame[0]].may_hold_piece(k))
                 if held:
                     ids.append(held)
-        return tuple(frames), tuple(lives), tuple(ids)
+        return (number, tuple(lives)), tuple(lives), tuple(ids)
 
     def dead_zones(self, state: State) -> tuple[int, ...]:
         """The zones (by number) whose dice ``state``'s key leaves without their faces: no way
