@@ -67,6 +67,38 @@ def test_clone_is_independent():
         assert copy.zones == state.zones and copy.history == state.history
 
 
+def _snapshot(state):
+    """What a copy could change in place in the state it was made from."""
+    return (repr(state.frames), repr(state.dynamic), repr(state.zones), repr(state.counters), state.pending)
+
+
+@pytest.mark.parametrize("path", sorted(GAMES.glob("*.rules")), ids=lambda p: p.stem)
+def test_a_copy_played_on_leaves_its_original_as_it_was(path):
+    """Copies share the faces shown and the frames below the top one until they change them
+    (``State.own_dynamic``, a return copies its frame): a copy played on through returns, rolls
+    and new turns changes nothing of the state it was made from, which then plays on as it would have."""
+    game = rulelang.load(path)
+    rng = random.Random(7)
+    state = game.new_initial_state(game.min_players)
+    for i in range(40):
+        if state.is_terminal():
+            break
+        before = _snapshot(state)
+        copy = state._copy() if i % 2 else state.clone(tracing=False)  # (the analysis's copy, a bot's)
+        for _ in range(60):
+            if copy.is_terminal():
+                break
+            copy.apply_action(copy.sample_chance(rng) if copy.current_player() == CHANCE
+                              else rng.choice(copy.legal_actions()))
+        assert _snapshot(state) == before
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE
+                           else rng.choice(state.legal_actions()))
+    replayed = game.new_initial_state(game.min_players)
+    for action in state.history:
+        replayed.apply_action(action)
+    assert _snapshot(replayed) == _snapshot(state)
+
+
 def test_a_choice_without_options_names_its_rule(tmp_path):
     rules = tmp_path / "empty.rules"
     rules.write_text(
