@@ -293,7 +293,7 @@ class Analysis:
         pending = child.pending
         forced = self._forced(child, depth) if (
             pending is not None and len(pending[2]) == 1 and pending[0] not in _CHANCE_KINDS) else ()
-        if child.turn_over or child.finished or child.turn_number != self.turn or child.round_number != self.round:
+        if self._over(child):
             self._ends += 1
             return child, (TURN_END, self.objective.value(child, self.seat, self.baseline)), forced
         return child, self._keys.key(child), forced

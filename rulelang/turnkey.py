@@ -20,6 +20,7 @@ kept in the key: merging those states could be wrong, so they are not merged.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from .faces import FaceLiveness
@@ -188,8 +189,7 @@ class TurnKeys:
                                self.plain)
         else:
             zones = self.keyed_zones(state.zones, sig.__getitem__, None, self.plain)
-        return (zones, pending_key, frames, counters, fired, state.player, state.first_player, state.out,
-                state.last_turns, state.last_turn_last, state.again, state.used_once, state.finished, state.turn_number, state.round_number)
+        return (zones, pending_key, frames, counters, fired) + _whose_turn(state)
 
     def _shown(self, faces: tuple) -> list:
         """[what each piece is to the key, given the faces pieces show; the same with every die
@@ -295,7 +295,7 @@ class TurnKeys:
         at each state what the plan decides once. None where a live value is not hashable as it
         is (``key`` then freezes it), or where an option may be an alike piece's id."""
         by_faces, shown_of, faceless_shown, plain = self.by_faces, self._shown, self._faceless_shown, self.plain
-        mentions_alike = self._mentions_alike
+        mentions_alike, whose_turn = self._mentions_alike, _whose_turn
         zones_of = dead_keyer or self.keyed_zones
         spec_id, fixed, branch = id(spec), spec.fixed if waiting == "branch" else None, waiting == "branch"
 
@@ -321,9 +321,7 @@ class TurnKeys:
                 if may_hold and mentions_alike(((), (), (), given)):  # (as ``key`` asks it)
                     return None
             pending_key = (waiting, spec_id, given, pending[3:])
-            return (zones, pending_key, frames, _freeze(state.counters) if state.counters else (), (), state.player,
-                    state.first_player, state.out, state.last_turns, state.last_turn_last, state.again,
-                    state.used_once, state.finished, state.turn_number, state.round_number)
+            return (zones, pending_key, frames, _freeze(state.counters) if state.counters else (), ()) + whose_turn(state)
 
         return fast
 
@@ -404,6 +402,13 @@ class TurnKeys:
             return (zone, -1, sig[p]) if zone in unordered else (zone, zones[zone].index(p))
 
         return place
+
+
+# The rest of a key, after the zones, what is pending, the frames, the counters and the triggered
+# rules waiting: whose turn it is and how the game's turns and rounds stand (both keys, ``key``'s
+# and a plan's own, end with it).
+_whose_turn = attrgetter("player", "first_player", "out", "last_turns", "last_turn_last", "again", "used_once",
+                         "finished", "turn_number", "round_number")
 
 
 def _plan_key(waiting: str | None, stack: list) -> tuple:
